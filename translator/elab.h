@@ -1,0 +1,58 @@
+/* elab.h - pass 2: elaboration.  Resolves symbols against the user's
+ * script and the tapset library (pulled in on demand), expands probe
+ * aliases and wildcards through the providers, infers types, checks
+ * the semantic rules and elides unused code.
+ */
+#ifndef TAPIR_ELAB_H
+#define TAPIR_ELAB_H
+
+#include "ast.h"
+
+struct provider;
+
+/* A probe as it will run: one resolved probe point, with the bodies of
+ * every alias on the way (prologues before, epilogues after the user's
+ * body) merged into one block.
+ */
+struct derived_probe {
+	struct probe *orig;		/* the probe the user wrote */
+	struct probe_point *pp;		/* fully expanded, concrete point */
+	struct vec alias_chain;		/* struct probe_point * as written,
+					 * user point first, then each alias
+					 * point it went through */
+	const struct provider *prov;
+	struct stmt *body;		/* merged body (a fresh ST_BLOCK) */
+	struct expr *cond;		/* ANDed if() conditions, or NULL */
+	struct vec locals;		/* struct vardecl * */
+	const char *name;		/* canonical point text, e.g. "begin" */
+	int index;
+	void *priv;			/* provider data */
+};
+
+/* Entry point of pass 2: 0 on success, -1 after reporting errors. */
+int elaborate(struct session *s);
+
+/* Sub-steps, each over the whole session. */
+int elab_resolve(struct session *s);	/* symbols, tapsets, aliases */
+int elab_types(struct session *s);	/* inference to a fixed point */
+int elab_check(struct session *s);	/* semantic rules */
+void elab_elide(struct session *s);	/* unused code, unless -u */
+
+/* -p2 output: globals, functions and probes with their types. */
+void print_pass2(struct strbuf *sb, struct session *s);
+
+/* tapset.c: the library on the search path, indexed by a cheap scan
+ * of each file and parsed only when something it defines is needed.
+ */
+struct tapset_index *tapset_index_build(struct session *s);
+/* Files defining a function, a global, or aliases matching a pattern.
+ * Each returns the parsed files (parsing on first use) in a vec.
+ */
+void tapset_find_function(struct session *s, const char *name,
+			  struct vec *out);
+void tapset_find_global(struct session *s, const char *name,
+			struct vec *out);
+void tapset_find_aliases(struct session *s, const char *pattern,
+			 struct vec *out);
+
+#endif

@@ -1,0 +1,344 @@
+/* util.c - arenas, string interning, vectors and small helpers.
+ * Everything here is host-side and single-threaded.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARENA_BLOCK (64 * 1024)
+
+struct arena_block {
+	struct arena_block *next;
+	size_t used;
+	size_t size;
+	max_align_t data[];
+};
+
+struct arena {
+	struct arena_block *head;
+};
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		fputs("stap: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fputs("stap: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xmalloc(n), s, n);
+}
+
+struct arena *arena_new(void)
+{
+	struct arena *a = xmalloc(sizeof(*a));
+
+	a->head = NULL;
+	return a;
+}
+
+void arena_free(struct arena *a)
+{
+	struct arena_block *b, *next;
+
+	if (!a)
+		return;
+	for (b = a->head; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(a);
+}
+
+void *arena_alloc(struct arena *a, size_t size)
+{
+	struct arena_block *b = a->head;
+	size_t align = sizeof(max_align_t);
+	void *p;
+
+	size = (size + align - 1) & ~(align - 1);
+	if (!b || b->used + size > b->size) {
+		size_t bs = size > ARENA_BLOCK ? size : ARENA_BLOCK;
+
+		b = xmalloc(sizeof(*b) + bs);
+		b->size = bs;
+		b->used = 0;
+		b->next = a->head;
+		a->head = b;
+	}
+	p = (char *)b->data + b->used;
+	b->used += size;
+	memset(p, 0, size);
+	return p;
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+	return arena_strndup(a, s, strlen(s));
+}
+
+char *arena_vprintf(struct arena *a, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+	char *p;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	p = arena_alloc(a, (size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *arena_printf(struct arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = arena_vprintf(a, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+/* Interning: an open-addressing hash table of strings in a private arena. */
+static struct {
+	struct arena *arena;
+	const char **slots;
+	size_t cap;
+	size_t count;
+} itab;
+
+static uint32_t hash_bytes(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	while (n--) {
+		h ^= (unsigned char)*s++;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static void intern_grow(void)
+{
+	size_t ncap = itab.cap ? itab.cap * 2 : 4096;
+	const char **ns = calloc(ncap, sizeof(*ns));
+	size_t i;
+
+	if (!ns) {
+		fputs("stap: out of memory\n", stderr);
+		exit(1);
+	}
+	for (i = 0; i < itab.cap; i++) {
+		const char *s = itab.slots[i];
+		size_t j;
+
+		if (!s)
+			continue;
+		j = hash_bytes(s, strlen(s)) & (ncap - 1);
+		while (ns[j])
+			j = (j + 1) & (ncap - 1);
+		ns[j] = s;
+	}
+	free(itab.slots);
+	itab.slots = ns;
+	itab.cap = ncap;
+}
+
+const char *intern_n(const char *s, size_t n)
+{
+	size_t j;
+
+	if (!itab.arena)
+		itab.arena = arena_new();
+	if ((itab.count + 1) * 2 > itab.cap)
+		intern_grow();
+	j = hash_bytes(s, n) & (itab.cap - 1);
+	while (itab.slots[j]) {
+		const char *t = itab.slots[j];
+
+		if (strncmp(t, s, n) == 0 && t[n] == '\0')
+			return t;
+		j = (j + 1) & (itab.cap - 1);
+	}
+	itab.slots[j] = arena_strndup(itab.arena, s, n);
+	itab.count++;
+	return itab.slots[j];
+}
+
+const char *intern(const char *s)
+{
+	return intern_n(s, strlen(s));
+}
+
+void intern_reset(void)
+{
+	arena_free(itab.arena);
+	free(itab.slots);
+	itab.arena = NULL;
+	itab.slots = NULL;
+	itab.cap = itab.count = 0;
+}
+
+static void vec_reserve(struct arena *a, struct vec *v)
+{
+	void **ni;
+	int ncap;
+
+	if (v->n < v->cap)
+		return;
+	ncap = v->cap ? v->cap * 2 : 4;
+	ni = arena_alloc(a, sizeof(void *) * (size_t)ncap);
+	if (v->n)
+		memcpy(ni, v->items, sizeof(void *) * (size_t)v->n);
+	v->items = ni;
+	v->cap = ncap;
+}
+
+void vec_push(struct arena *a, struct vec *v, void *item)
+{
+	vec_reserve(a, v);
+	v->items[v->n++] = item;
+}
+
+void vec_insert(struct arena *a, struct vec *v, int at, void *item)
+{
+	vec_reserve(a, v);
+	memmove(&v->items[at + 1], &v->items[at],
+		sizeof(void *) * (size_t)(v->n - at));
+	v->items[at] = item;
+	v->n++;
+}
+
+void sb_init(struct strbuf *sb)
+{
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb_init(sb);
+}
+
+static void sb_reserve(struct strbuf *sb, size_t more)
+{
+	size_t need = sb->len + more + 1;
+
+	if (need <= sb->cap)
+		return;
+	if (sb->cap * 2 > need)
+		need = sb->cap * 2;
+	sb->buf = xrealloc(sb->buf, need);
+	sb->cap = need;
+}
+
+void sb_putn(struct strbuf *sb, const char *s, size_t n)
+{
+	sb_reserve(sb, n);
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void sb_puts(struct strbuf *sb, const char *s)
+{
+	sb_putn(sb, s, strlen(s));
+}
+
+void sb_putc(struct strbuf *sb, char c)
+{
+	sb_putn(sb, &c, 1);
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	sb_reserve(sb, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+void sb_indent(struct strbuf *sb, int depth)
+{
+	while (depth-- > 0)
+		sb_putc(sb, '\t');
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct strbuf sb;
+	char chunk[65536];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	sb_init(&sb);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		sb_putn(&sb, chunk, n);
+	if (ferror(f)) {
+		int e = errno;
+
+		fclose(f);
+		sb_free(&sb);
+		errno = e;
+		return NULL;
+	}
+	fclose(f);
+	if (!sb.buf)
+		sb_putn(&sb, "", 0);
+	if (len)
+		*len = sb.len;
+	return sb.buf;
+}
+
+bool glob_match(const char *pattern, const char *s)
+{
+	return fnmatch(pattern, s, 0) == 0;
+}
+
+bool has_wildcard(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}

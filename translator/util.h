@@ -1,0 +1,76 @@
+/* util.h - arenas, interned strings and growable vectors for the translator.
+ * Translator memory lives in arenas and is never freed node by node;
+ * identifiers are interned so they compare by pointer.
+ */
+#ifndef TAPIR_UTIL_H
+#define TAPIR_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct arena;
+
+struct arena *arena_new(void);
+void arena_free(struct arena *a);
+void *arena_alloc(struct arena *a, size_t size);	/* zeroed */
+char *arena_strdup(struct arena *a, const char *s);
+char *arena_strndup(struct arena *a, const char *s, size_t n);
+char *arena_printf(struct arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+char *arena_vprintf(struct arena *a, const char *fmt, va_list ap);
+
+/* Interned strings: equal text gives the same pointer. */
+const char *intern(const char *s);
+const char *intern_n(const char *s, size_t n);
+void intern_reset(void);
+
+/* A vector of pointers whose storage comes from an arena. */
+struct vec {
+	void **items;
+	int n;
+	int cap;
+};
+
+void vec_push(struct arena *a, struct vec *v, void *item);
+void vec_insert(struct arena *a, struct vec *v, int at, void *item);
+static inline void *vec_get(const struct vec *v, int i)
+{
+	return v->items[i];
+}
+static inline void *vec_last(const struct vec *v)
+{
+	return v->n ? v->items[v->n - 1] : NULL;
+}
+
+/* A growable byte buffer (malloc-backed; used for output and C text). */
+struct strbuf {
+	char *buf;
+	size_t len;
+	size_t cap;
+};
+
+void sb_init(struct strbuf *sb);
+void sb_free(struct strbuf *sb);
+void sb_putc(struct strbuf *sb, char c);
+void sb_puts(struct strbuf *sb, const char *s);
+void sb_putn(struct strbuf *sb, const char *s, size_t n);
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sb_indent(struct strbuf *sb, int depth);
+
+/* Read a whole file; returns a malloc'd NUL-terminated buffer or NULL. */
+char *read_file(const char *path, size_t *len);
+
+/* fnmatch-style glob match without FNM_PATHNAME ('*' matches anything). */
+bool glob_match(const char *pattern, const char *s);
+bool has_wildcard(const char *s);
+
+void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif
