@@ -22,6 +22,7 @@ struct token {
 	int64_t num;			/* TK_NUMBER */
 	bool num_overflow;		/* literal out of range */
 	struct loc loc;
+	bool adjacent;			/* no whitespace before this token */
 	const struct token *expanded_from; /* macro/arg use site */
 };
 
@@ -32,6 +33,8 @@ struct lexer *lex_new(struct session *s, struct srcfile *src, bool tapset);
 const struct token *lex_next(struct lexer *lx);
 /* Peek n tokens ahead (0 = next) without consuming. */
 const struct token *lex_peek(struct lexer *lx, int n);
+/* Warn about command-line arguments the user script never used. */
+void lex_warn_unused_args(struct lexer *lx);
 /* Macros defined in this file (for .stpm files and -p1). */
 struct vec *lex_macros(struct lexer *lx);
 

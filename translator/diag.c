@@ -1,0 +1,178 @@
+/* diag.c - error and warning reporting with the source line and a caret.
+ * Warnings honour -w (dropped) and -W (promoted to errors).
+ */
+#include "diag.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct strbuf *sink;
+
+void diag_set_sink(struct strbuf *sb)
+{
+	sink = sb;
+}
+
+struct srcfile *srcfile_new(struct arena *a, const char *name,
+			    const char *text, size_t len)
+{
+	struct srcfile *f = arena_alloc(a, sizeof(*f));
+
+	f->name = arena_strdup(a, name);
+	f->text = text;
+	f->len = len;
+	return f;
+}
+
+void diag_init(struct session *s)
+{
+	s->errors = 0;
+	s->warnings = 0;
+}
+
+static void emit(const char *text)
+{
+	if (sink)
+		sb_puts(sink, text);
+	else
+		fputs(text, stderr);
+}
+
+/* The source line of loc, then a caret under its column.  Tabs in the
+ * line are kept in the caret line so the caret lines up on any tab
+ * width.
+ */
+static void show_line(struct strbuf *out, struct loc loc)
+{
+	const char *p, *start, *end;
+	int line = 1, col;
+
+	if (!loc.file || !loc.file->text || loc.line <= 0)
+		return;
+	for (p = loc.file->text; *p && line < loc.line; p++)
+		if (*p == '\n')
+			line++;
+	if (line != loc.line)
+		return;
+	start = p;
+	end = strchr(start, '\n');
+	if (!end)
+		end = start + strlen(start);
+	sb_printf(out, "    %.*s\n    ", (int)(end - start), start);
+	for (col = 1, p = start; col < loc.col && p < end; col++, p++)
+		sb_putc(out, *p == '\t' ? '\t' : ' ');
+	sb_puts(out, "^\n");
+}
+
+static void report(struct session *s, struct loc *loc, const char *kind,
+		   const char *fmt, va_list ap)
+{
+	struct strbuf out;
+
+	(void)s;
+	sb_init(&out);
+	if (loc && loc->file)
+		sb_printf(&out, "%s:%d:%d: ", loc->file->name, loc->line,
+			  loc->col);
+	else
+		sb_puts(&out, "stap: ");
+	sb_printf(&out, "%s: ", kind);
+	{
+		va_list ap2;
+		int n;
+		char *msg;
+
+		va_copy(ap2, ap);
+		n = vsnprintf(NULL, 0, fmt, ap2);
+		va_end(ap2);
+		msg = xmalloc((size_t)n + 1);
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+		sb_puts(&out, msg);
+		free(msg);
+	}
+	sb_putc(&out, '\n');
+	if (loc)
+		show_line(&out, *loc);
+	emit(out.buf);
+	sb_free(&out);
+}
+
+void diag_error(struct session *s, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->errors++;
+	if (s->errors > DIAG_MAX_ERRORS)
+		return;
+	va_start(ap, fmt);
+	report(s, &loc, "error", fmt, ap);
+	va_end(ap);
+}
+
+void diag_error_noloc(struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->errors++;
+	if (s->errors > DIAG_MAX_ERRORS)
+		return;
+	va_start(ap, fmt);
+	report(s, NULL, "error", fmt, ap);
+	va_end(ap);
+}
+
+/* Warnings from tapset files are the library's business, not the
+ * user's: they are never shown.
+ */
+static bool warning_wanted(struct session *s, struct loc *loc)
+{
+	if (s->opt.no_warnings && !s->opt.warnings_as_errors)
+		return false;
+	if (loc && loc->file && loc->file->is_tapset)
+		return false;
+	return true;
+}
+
+void diag_warn(struct session *s, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!warning_wanted(s, &loc))
+		return;
+	va_start(ap, fmt);
+	if (s->opt.warnings_as_errors) {
+		s->errors++;
+		report(s, &loc, "error", fmt, ap);
+	} else {
+		s->warnings++;
+		report(s, &loc, "warning", fmt, ap);
+	}
+	va_end(ap);
+}
+
+void diag_warn_noloc(struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!warning_wanted(s, NULL))
+		return;
+	va_start(ap, fmt);
+	if (s->opt.warnings_as_errors) {
+		s->errors++;
+		report(s, NULL, "error", fmt, ap);
+	} else {
+		s->warnings++;
+		report(s, NULL, "warning", fmt, ap);
+	}
+	va_end(ap);
+}
+
+void diag_note(struct session *s, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(s, &loc, "note", fmt, ap);
+	va_end(ap);
+}

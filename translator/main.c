@@ -1,0 +1,316 @@
+/* main.c - the stap driver: sets up the session, finds the library,
+ * reads the script and runs the passes in order, stopping after -p N
+ * or at the first pass that reports errors.
+ */
+#define _GNU_SOURCE
+#include "cmdline.h"
+#include "driver.h"
+#include "elab.h"
+#include "kernel.h"
+#include "parse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PKGDATADIR
+#define PKGDATADIR "/usr/local/share/tapir"
+#endif
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static const char *exe_dir(struct arena *a)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	return arena_strdup(a, buf);
+}
+
+/* The environment wins; then a build tree (the directory beside the
+ * binary, or the source tree it was configured from); then the
+ * installed copy.
+ */
+static const char *find_data_dir(struct session *s, const char *env,
+				 const char *sub)
+{
+	const char *v = getenv(env);
+	const char *d;
+
+	if (v && *v)
+		return v;
+	if (s->argv0_dir) {
+		d = arena_printf(s->arena, "%s/%s", s->argv0_dir, sub);
+		if (is_dir(d))
+			return d;
+	}
+#ifdef TAPIR_SRCDIR
+	d = arena_printf(s->arena, "%s/%s", TAPIR_SRCDIR, sub);
+	if (is_dir(d))
+		return d;
+#endif
+	return arena_printf(s->arena, "%s/%s", PKGDATADIR, sub);
+}
+
+void driver_session_init(struct session *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->arena = arena_new();
+	s->opt.last_pass = 5;
+	s->opt.privilege = PRIV_STAPDEV;
+	s->arch_name = "x86_64";
+	diag_init(s);
+}
+
+void driver_locate(struct session *s)
+{
+	s->argv0_dir = exe_dir(s->arena);
+	s->tapset_dir = find_data_dir(s, "SYSTEMTAP_TAPSET", "tapset");
+	s->runtime_root = s->opt.runtime_dir ? s->opt.runtime_dir :
+			  find_data_dir(s, "SYSTEMTAP_RUNTIME", "runtime");
+}
+
+static struct srcfile *read_script(struct session *s)
+{
+	const char *path = s->opt.script_file;
+	char *text;
+	size_t len;
+	struct srcfile *src;
+
+	if (s->opt.script_text) {
+		const char *t = s->opt.script_text;
+
+		return srcfile_new(s->arena, "<input>", t, strlen(t));
+	}
+	if (!path)
+		return NULL;
+	if (strcmp(path, "-") == 0) {
+		struct strbuf sb;
+		char chunk[4096];
+		size_t n;
+
+		sb_init(&sb);
+		sb_putn(&sb, "", 0);
+		while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+			sb_putn(&sb, chunk, n);
+		src = srcfile_new(s->arena, "<input>",
+				  arena_strndup(s->arena, sb.buf, sb.len),
+				  sb.len);
+		sb_free(&sb);
+		return src;
+	}
+	text = read_file(path, &len);
+	if (!text) {
+		diag_error_noloc(s, "cannot open script file '%s': %s", path,
+				 strerror(errno));
+		return NULL;
+	}
+	src = srcfile_new(s->arena, path, arena_strndup(s->arena, text, len),
+			  len);
+	free(text);
+	return src;
+}
+
+struct pass_clock {
+	struct timespec wall;
+	struct rusage ru;
+};
+
+static void clock_start(struct pass_clock *c)
+{
+	clock_gettime(CLOCK_MONOTONIC, &c->wall);
+	getrusage(RUSAGE_SELF, &c->ru);
+}
+
+static long tv_ms(const struct timeval *a, const struct timeval *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000 +
+	       (b->tv_usec - a->tv_usec) / 1000;
+}
+
+/* "Pass N: <what> in <usr>usr/<sys>sys/<real>real ms." with -v. */
+static void clock_report(struct session *s, int pass, const char *what,
+			 const struct pass_clock *c)
+{
+	struct timespec now;
+	struct rusage ru;
+	long real;
+
+	if (s->opt.verbose < 1 && s->opt.pass_verbose[pass - 1] < 1)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	getrusage(RUSAGE_SELF, &ru);
+	real = (now.tv_sec - c->wall.tv_sec) * 1000 +
+	       (now.tv_nsec - c->wall.tv_nsec) / 1000000;
+	fprintf(stderr, "Pass %d: %s in %ldusr/%ldsys/%ldreal ms.\n", pass,
+		what, tv_ms(&c->ru.ru_utime, &ru.ru_utime),
+		tv_ms(&c->ru.ru_stime, &ru.ru_stime), real);
+}
+
+int driver_pass1(struct session *s)
+{
+	struct srcfile *src;
+	int i;
+
+	parse_load_macro_files(s);
+	src = read_script(s);
+	if (!src)
+		return -1;
+	s->user_file = parse_file(s, src, false);
+	vec_push(s->arena, &s->user_files, s->user_file);
+	for (i = 0; i < s->opt.extra_scripts.n; i++) {
+		const char *t = s->opt.extra_scripts.items[i];
+		struct srcfile *e = srcfile_new(s->arena,
+			arena_printf(s->arena, "<input%d>", i + 2), t,
+			strlen(t));
+
+		vec_push(s->arena, &s->user_files, parse_file(s, e, false));
+	}
+	return s->errors ? -1 : 0;
+}
+
+/* -l/-L: the pattern becomes "probe PATTERN {}" and pass 2 resolves it. */
+static int list_probes(struct session *s)
+{
+	const char *text = arena_printf(s->arena, "probe %s {}",
+					s->opt.list_pattern);
+	struct srcfile *src = srcfile_new(s->arena, "<input>", text,
+					  strlen(text));
+	struct vec seen = { 0 };
+	int i, j;
+
+	parse_load_macro_files(s);
+	s->user_file = parse_file(s, src, false);
+	vec_push(s->arena, &s->user_files, s->user_file);
+	if (s->errors)
+		return 1;
+	s->opt.unoptimized = true;
+	if (elaborate(s) < 0)
+		return 1;
+	for (i = 0; i < s->probes.n; i++) {
+		struct derived_probe *dp = s->probes.items[i];
+
+		for (j = 0; j < seen.n; j++)
+			if (seen.items[j] == dp->name)
+				break;
+		if (j < seen.n)
+			continue;
+		vec_push(s->arena, &seen, (void *)intern(dp->name));
+		printf("%s\n", dp->name);
+	}
+	return seen.n ? 0 : 1;
+}
+
+static void print_pass1(struct session *s)
+{
+	struct strbuf sb;
+	int i;
+
+	sb_init(&sb);
+	for (i = 0; i < s->user_files.n; i++)
+		print_file(&sb, s->user_files.items[i]);
+	if (sb.buf)
+		fputs(sb.buf, stdout);
+	sb_free(&sb);
+}
+
+static int run_passes(struct session *s)
+{
+	struct pass_clock c;
+	struct strbuf sb;
+
+	clock_start(&c);
+	if (driver_pass1(s) < 0) {
+		fputs("Pass 1: parse failed.\n", stderr);
+		return 1;
+	}
+	clock_report(s, 1, arena_printf(s->arena, "parsed user script and "
+		     "%d macro files", s->lib_macros.n ? 1 : 0), &c);
+	if (s->opt.last_pass == 1) {
+		print_pass1(s);
+		return 0;
+	}
+	clock_start(&c);
+	if (elaborate(s) < 0) {
+		fputs("Pass 2: analysis failed.\n", stderr);
+		return 1;
+	}
+	clock_report(s, 2, arena_printf(s->arena, "analyzed script: %d "
+		     "probes, %d functions, %d globals, %d library files",
+		     s->probes.n, s->functions.n, s->globals.n,
+		     s->library_files.n), &c);
+	if (s->opt.last_pass == 2) {
+		sb_init(&sb);
+		print_pass2(&sb, s);
+		if (sb.buf)
+			fputs(sb.buf, stdout);
+		sb_free(&sb);
+		return 0;
+	}
+	diag_error_noloc(s, "pass 3 (translation to C) is not available in "
+			 "this version of tapir; use -p1 or -p2");
+	fputs("Pass 3: translation failed.\n", stderr);
+	return 1;
+}
+
+static int unsupported_requests(struct session *s)
+{
+	if (s->opt.dump_probe_types || s->opt.dump_probe_aliases ||
+	    s->opt.dump_functions) {
+		diag_error_noloc(s, "--dump-probe-types, --dump-probe-aliases "
+				 "and --dump-functions are not supported yet");
+		return 1;
+	}
+	if (s->opt.use_vm) {
+		diag_error_noloc(s, "--vm is not supported yet: it needs the "
+				 "kernel runtime");
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct session s;
+	int rc;
+
+	driver_session_init(&s);
+	rc = cmdline_parse(&s, argc, argv);
+	if (rc)
+		goto out;
+	driver_locate(&s);
+	if (kernel_target_init(&s) < 0) {
+		rc = 1;
+		goto out;
+	}
+	rc = unsupported_requests(&s);
+	if (rc)
+		goto out;
+	if (s.opt.list_pattern)
+		rc = list_probes(&s);
+	else
+		rc = run_passes(&s);
+out:
+	fflush(stdout);
+	arena_free(s.arena);
+	intern_reset();
+	return rc == 2 ? 0 : rc;
+}
