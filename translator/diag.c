@@ -59,9 +59,13 @@ static void show_line(struct strbuf *out, struct loc loc)
 	end = strchr(start, '\n');
 	if (!end)
 		end = start + strlen(start);
+	if (end > start && end[-1] == '\r')
+		end--;
 	sb_printf(out, "    %.*s\n    ", (int)(end - start), start);
+	/* one space per character: UTF-8 continuation bytes take none */
 	for (col = 1, p = start; col < loc.col && p < end; col++, p++)
-		sb_putc(out, *p == '\t' ? '\t' : ' ');
+		if (((unsigned char)*p & 0xc0) != 0x80)
+			sb_putc(out, *p == '\t' ? '\t' : ' ');
 	sb_puts(out, "^\n");
 }
 
@@ -98,12 +102,22 @@ static void report(struct session *s, struct loc *loc, const char *kind,
 	sb_free(&out);
 }
 
+/* Count an error; past the cap say so once and print no more. */
+static bool too_many(struct session *s)
+{
+	s->errors++;
+	if (s->errors == DIAG_MAX_ERRORS + 1)
+		emit(arena_printf(s->arena, "stap: error: too many errors "
+				  "(more than %d); stopping\n",
+				  DIAG_MAX_ERRORS));
+	return s->errors > DIAG_MAX_ERRORS;
+}
+
 void diag_error(struct session *s, struct loc loc, const char *fmt, ...)
 {
 	va_list ap;
 
-	s->errors++;
-	if (s->errors > DIAG_MAX_ERRORS)
+	if (too_many(s))
 		return;
 	va_start(ap, fmt);
 	report(s, &loc, "error", fmt, ap);
@@ -114,8 +128,7 @@ void diag_error_noloc(struct session *s, const char *fmt, ...)
 {
 	va_list ap;
 
-	s->errors++;
-	if (s->errors > DIAG_MAX_ERRORS)
+	if (too_many(s))
 		return;
 	va_start(ap, fmt);
 	report(s, NULL, "error", fmt, ap);

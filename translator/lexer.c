@@ -26,6 +26,7 @@ struct raw {
 	int line;
 	const char *line_start;
 	bool saw_space;
+	bool dead;			/* a fatal lexical error was seen */
 };
 
 static const char *const multi_ops[] = {
@@ -59,6 +60,7 @@ static void raw_init(struct raw *r, struct session *s, struct srcfile *src)
 	r->line = 1;
 	r->line_start = src->text;
 	r->saw_space = true;
+	r->dead = false;
 }
 
 static struct loc raw_loc(const struct raw *r, const char *at)
@@ -169,6 +171,7 @@ static void lex_string(struct raw *r, struct token *t, const char *start)
 	for (;;) {
 		if (!*p || *p == '\n') {
 			diag_error(r->s, t->loc, "unterminated string literal");
+			r->dead = true;
 			break;
 		}
 		if (*p == '"') {
@@ -181,6 +184,7 @@ static void lex_string(struct raw *r, struct token *t, const char *start)
 			if (!c || c == '\n') {
 				diag_error(r->s, t->loc,
 					   "unterminated string literal");
+				r->dead = true;
 				p++;
 				break;
 			}
@@ -210,6 +214,7 @@ static void lex_embedded(struct raw *r, struct token *t, const char *start)
 	if (!*p) {
 		diag_error(r->s, t->loc, "unterminated embedded C block "
 			   "(missing '%%}')");
+		r->dead = true;
 		t->text = intern_n(body, (size_t)(p - body));
 		r->p = p;
 		return;
@@ -230,7 +235,7 @@ static void raw_next(struct raw *r, struct token *t)
 	memset(t, 0, sizeof(*t));
 	t->loc = raw_loc(r, p);
 	t->adjacent = !r->saw_space;
-	if (!*p) {
+	if (!*p || r->dead) {
 		t->kind = TK_EOF;
 		t->text = intern("<end of file>");
 		return;
@@ -414,6 +419,26 @@ static bool is_at_operator(const char *name)
 	return false;
 }
 
+/* After a bad definition: drop what is left of it, through the end of
+ * its body, so one mistake gives one error.
+ */
+static void skip_macro_body(struct lexer *lx)
+{
+	int depth, level = 0;
+	const struct token *t;
+
+	do {
+		t = input_next(lx, &depth);
+	} while (t->kind != TK_EOF && !tok_is(t, "%("));
+	while (t->kind != TK_EOF) {
+		t = input_next(lx, &depth);
+		if (tok_is(t, "%("))
+			level++;
+		else if (tok_is(t, "%)") && level-- == 0)
+			return;
+	}
+}
+
 /* @define NAME[(p1, p2, ...)] %( body %)
  * Only allowed at file level, not inside an expansion.
  */
@@ -422,11 +447,12 @@ static void define_macro(struct lexer *lx, const struct token *def)
 	struct session *s = lx->s;
 	struct macro *m = arena_alloc(s->arena, sizeof(*m));
 	const struct token *t;
-	int depth, level = 0;
+	int depth, level = 0, i;
 
 	t = input_next(lx, &depth);
 	if (t->kind != TK_IDENT || t->text[0] == '@' || t->text[0] == '$') {
 		diag_error(s, t->loc, "expected a macro name after @define");
+		skip_macro_body(lx);
 		return;
 	}
 	m->name = intern(arena_printf(s->arena, "@%s", t->text));
@@ -435,8 +461,16 @@ static void define_macro(struct lexer *lx, const struct token *def)
 	if (is_at_operator(m->name)) {
 		diag_error(s, t->loc, "macro name '%s' is reserved",
 			   t->text);
+		skip_macro_body(lx);
 		return;
 	}
+	for (i = 0; i < lx->macros.n; i++)
+		if (((struct macro *)lx->macros.items[i])->name == m->name) {
+			diag_error(s, t->loc, "attempt to redefine macro "
+				   "'%s' in the same file", m->name);
+			skip_macro_body(lx);
+			return;
+		}
 	t = input_next(lx, &depth);
 	if (tok_is(t, "(") && t->adjacent) {
 		for (;;) {
@@ -445,6 +479,7 @@ static void define_macro(struct lexer *lx, const struct token *def)
 			    t->text[0] == '$') {
 				diag_error(s, t->loc,
 					   "expected a macro parameter name");
+				skip_macro_body(lx);
 				return;
 			}
 			vec_push(s->arena, &m->params,
@@ -456,6 +491,7 @@ static void define_macro(struct lexer *lx, const struct token *def)
 			if (!tok_is(t, ",")) {
 				diag_error(s, t->loc, "expected ',' or ')' in "
 					   "macro parameter list");
+				skip_macro_body(lx);
 				return;
 			}
 		}
@@ -816,6 +852,12 @@ static bool eval_triple(struct lexer *lx)
 	const struct token *rhs;
 	const char *name = lhs->text;
 
+	if (lhs->kind == TK_OP || lhs->kind == TK_EOF ||
+	    lhs->kind == TK_EMBEDDED) {
+		diag_error(s, lhs->loc, "expected a preprocessor condition, "
+			   "found '%s'", lhs->text);
+		return false;
+	}
 	if (!is_cmp_op(op)) {
 		if (lhs->kind == TK_IDENT &&
 		    strncmp(lhs->text, "CONFIG_", 7) == 0)
@@ -932,8 +974,10 @@ static const struct token *skip_branch(struct lexer *lx, bool stop_at_else)
 		else if (tok_is(t, "%)")) {
 			if (level-- == 0)
 				return t;
-		} else if (tok_is(t, "%:") && level == 0 && stop_at_else) {
-			return t;
+		} else if (tok_is(t, "%:") && level == 0) {
+			if (stop_at_else)
+				return t;
+			diag_error(lx->s, t->loc, "expected '%%)', found '%%:'");
 		}
 	}
 }
@@ -1003,9 +1047,17 @@ static const struct token *expanded_next_1(struct lexer *lx)
 				continue;
 			}
 			if (t->text[1] && !isdigit((unsigned char)t->text[1])) {
+				struct token *z = arena_alloc(lx->s->arena,
+							      sizeof(*z));
+
 				diag_error(lx->s, t->loc, "unknown macro or "
 					   "@-operator '%s'", t->text);
-				continue;
+				/* a 0 in its place avoids follow-on errors */
+				*z = *t;
+				z->kind = TK_NUMBER;
+				z->text = intern("0");
+				z->num = 0;
+				return z;
 			}
 		}
 		return t;
@@ -1034,7 +1086,12 @@ static const struct token *pp_next(struct lexer *lx)
 			continue;
 		}
 		if (tok_is(t, "%:")) {
-			if (!lx->conds || lx->conds->in_else) {
+			if (lx->conds && lx->conds->in_else) {
+				diag_error(lx->s, t->loc, "expected '%%)', "
+					   "found '%%:'");
+				continue;
+			}
+			if (!lx->conds) {
 				diag_error(lx->s, t->loc, "'%%:' without a "
 					   "matching '%%('");
 				continue;
@@ -1132,6 +1189,11 @@ const struct token *lex_next(struct lexer *lx)
 		sizeof(lx->look[0]) * (size_t)(lx->nlook - 1));
 	lx->nlook--;
 	return t;
+}
+
+bool lex_failed(const struct lexer *lx)
+{
+	return lx->raw.dead;
 }
 
 struct vec *lex_macros(struct lexer *lx)

@@ -33,6 +33,10 @@ struct lexer *lex_new(struct session *s, struct srcfile *src, bool tapset);
 const struct token *lex_next(struct lexer *lx);
 /* Peek n tokens ahead (0 = next) without consuming. */
 const struct token *lex_peek(struct lexer *lx, int n);
+/* True after a lexical error that ended the file (an unterminated
+ * string, comment or embedded block): later errors would be noise.
+ */
+bool lex_failed(const struct lexer *lx);
 /* Warn about command-line arguments the user script never used. */
 void lex_warn_unused_args(struct lexer *lx);
 /* Macros defined in this file (for .stpm files and -p1). */

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "parse.h"
+#include "format.h"
 #include "lexer.h"
 
 #include <dirent.h>
@@ -87,10 +88,12 @@ void fail(struct parser *p, const struct token *t, const char *fmt, ...)
 	va_list ap;
 	char *msg;
 
-	va_start(ap, fmt);
-	msg = arena_vprintf(p->a, fmt, ap);
-	va_end(ap);
-	diag_error(p->s, t->loc, "%s", msg);
+	if (!lex_failed(p->lx)) {
+		va_start(ap, fmt);
+		msg = arena_vprintf(p->a, fmt, ap);
+		va_end(ap);
+		diag_error(p->s, t->loc, "%s", msg);
+	}
 	longjmp(p->recover, 1);
 }
 
@@ -322,7 +325,7 @@ static struct expr *parse_int_lit(struct parser *p, const char *what)
 		     tok_desc(p, t));
 	next(p);
 	e = new_expr(p, EX_NUM, t);
-	e->num = neg ? -t->num : t->num;
+	e->num = neg ? (int64_t)(0 - (uint64_t)t->num) : t->num;
 	return e;
 }
 
@@ -430,8 +433,13 @@ static struct expr *parse_print(struct parser *p, const struct token *id)
 	e->name = n;
 	open = expect(p, "(");
 	if (is_fmt) {
+		const char *bad = NULL;
+
 		e->fmt = parse_string_lit(p, arena_printf(p->a,
 					  "the format of %s", n));
+		if (fmt_slots(e->fmt, NULL, 0, &bad) < 0)
+			fail(p, id, "invalid or missing conversion specifier "
+			     "in format at '%s'", bad);
 		if (accept(p, ","))
 			parse_index_list(p, &e->args, false, ")");
 		else
@@ -1554,6 +1562,9 @@ static void parse_declaration(struct parser *p)
 		next(p);
 		is_private = true;
 		t = peek(p);
+		if (!is(t, "global") && !is(t, "function"))
+			fail(p, t, "expected 'global' or 'function' after "
+			     "'private', found %s", tok_desc(p, t));
 	}
 	if (is(t, "global")) {
 		next(p);
@@ -1594,7 +1605,7 @@ struct stapfile *parse_file(struct session *s, struct srcfile *src,
 				next(&p);
 			resync(&p);
 		}
-		if (peek(&p)->kind == TK_EOF)
+		if (peek(&p)->kind == TK_EOF || s->errors > DIAG_MAX_ERRORS)
 			break;
 		parse_declaration(&p);
 	}

@@ -146,13 +146,26 @@ static void print_print(struct strbuf *sb, const struct expr *e)
 	sb_putc(sb, ')');
 }
 
+/* Histogram bounds and variance shifts are signed literals, written
+ * with their sign.
+ */
+static void print_signed_lit(struct strbuf *sb, const struct expr *e)
+{
+	if (e->kind == EX_NUM)
+		sb_printf(sb, "%" PRId64, e->num);
+	else
+		print_expr(sb, e);
+}
+
 static void print_hist(struct strbuf *sb, const struct expr *e)
 {
+	int i;
+
 	sb_puts(sb, e->hist == HIST_LOG ? "@hist_log(" : "@hist_linear(");
 	print_expr(sb, e->a);
-	if (e->args.n) {
+	for (i = 0; i < e->args.n; i++) {
 		sb_puts(sb, ", ");
-		print_list(sb, &e->args);
+		print_signed_lit(sb, e->args.items[i]);
 	}
 	sb_putc(sb, ')');
 }
@@ -227,7 +240,7 @@ void print_expr(struct strbuf *sb, const struct expr *e)
 		print_expr(sb, e->a);
 		if (e->b) {
 			sb_puts(sb, ", ");
-			print_expr(sb, e->b);
+			print_signed_lit(sb, e->b);
 		}
 		sb_putc(sb, ')');
 		break;
