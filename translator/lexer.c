@@ -343,7 +343,6 @@ struct lexer {
 	const struct token *pending;	/* after string joining */
 	const struct token *eof;
 	const struct token *last;	/* last token of expanded_next */
-	int arg_uses[STAP_MAX_ARGS];
 };
 
 static const struct token *tok_copy(struct lexer *lx, const struct token *t)
@@ -666,7 +665,7 @@ static bool expand_arg(struct lexer *lx, const struct token *t, int depth)
 		return true;
 	}
 	if (n <= STAP_MAX_ARGS)
-		lx->arg_uses[n - 1]++;
+		s->arg_used[n - 1] = true;
 	if (name[0] == '@') {
 		struct strbuf sb;
 		const char *q;
@@ -1201,14 +1200,16 @@ struct vec *lex_macros(struct lexer *lx)
 	return &lx->macros;
 }
 
-/* After the whole user script is read: arguments nobody used. */
-void lex_warn_unused_args(struct lexer *lx)
+/* After the script and the library files it needs are read: arguments
+ * nobody used.
+ */
+void lex_warn_unused_args(struct session *s)
 {
 	int i;
 
-	for (i = 0; i < lx->s->opt.args.n && i < STAP_MAX_ARGS; i++)
-		if (!lx->arg_uses[i])
-			diag_warn_noloc(lx->s, "unused command line argument "
+	for (i = 0; i < s->opt.args.n && i < STAP_MAX_ARGS; i++)
+		if (!s->arg_used[i])
+			diag_warn_noloc(s, "unused command line argument "
 					"$%d (\"%s\")", i + 1,
-					script_arg(lx, i + 1));
+					(const char *)s->opt.args.items[i]);
 }

@@ -38,7 +38,7 @@ const struct token *lex_peek(struct lexer *lx, int n);
  */
 bool lex_failed(const struct lexer *lx);
 /* Warn about command-line arguments the user script never used. */
-void lex_warn_unused_args(struct lexer *lx);
+void lex_warn_unused_args(struct session *s);
 /* Macros defined in this file (for .stpm files and -p1). */
 struct vec *lex_macros(struct lexer *lx);
 

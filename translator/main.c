@@ -7,6 +7,7 @@
 #include "driver.h"
 #include "elab.h"
 #include "kernel.h"
+#include "lexer.h"
 #include "parse.h"
 
 #include <errno.h>
@@ -245,11 +246,21 @@ static int run_passes(struct session *s)
 	clock_report(s, 1, arena_printf(s->arena, "parsed user script and "
 		     "%d macro files", s->lib_macros.n ? 1 : 0), &c);
 	if (s->opt.last_pass == 1) {
+		lex_warn_unused_args(s);
+		if (s->errors) {
+			fputs("Pass 1: parse failed.\n", stderr);
+			return 1;
+		}
 		print_pass1(s);
 		return 0;
 	}
 	clock_start(&c);
 	if (elaborate(s) < 0) {
+		fputs("Pass 2: analysis failed.\n", stderr);
+		return 1;
+	}
+	lex_warn_unused_args(s);
+	if (s->errors) {
 		fputs("Pass 2: analysis failed.\n", stderr);
 		return 1;
 	}

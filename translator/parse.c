@@ -1610,8 +1610,6 @@ struct stapfile *parse_file(struct session *s, struct srcfile *src,
 		parse_declaration(&p);
 	}
 	f->macros = *lex_macros(p.lx);
-	if (!tapset && s->user_files.n == 0)
-		lex_warn_unused_args(p.lx);
 	return f;
 }
 

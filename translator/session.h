@@ -106,6 +106,7 @@ struct session {
 	struct vec functions;		/* struct func * */
 	struct vec probes;		/* struct derived_probe * */
 	struct vec embeds;		/* struct embedded * */
+	bool arg_used[STAP_MAX_ARGS];	/* $N/@N seen in any file */
 	/* diagnostics */
 	int errors;
 	int warnings;

@@ -1,0 +1,127 @@
+#!/bin/bash
+# run-tests.sh - the driver behind `make check`: runs every component
+# (host unit tests, staprun under valgrind, the golden suite, the fuzz
+# corpus), shows their TAP and ends with "N passed, N failed".
+#
+# Inputs come from the environment (the Makefile sets them):
+#   TAPIR_SRCDIR TAPIR_BUILDDIR STAP STAPRUN  paths (absolute)
+#   UNIT_TESTS   unit test programs, relative to TAPIR_BUILDDIR
+#   VALGRIND     valgrind binary, empty when configure found none
+#   FUZZ_BIN     fuzz target, relative to TAPIR_BUILDDIR; empty when
+#                configure found no clang with libFuzzer
+# SYSTEMTAP_TAPSET and SYSTEMTAP_RUNTIME point stap at the source tree.
+
+set -u
+: "${TAPIR_SRCDIR:?}" "${TAPIR_BUILDDIR:?}" "${STAP:?}" "${STAPRUN:?}"
+: "${UNIT_TESTS=}" "${VALGRIND=}" "${FUZZ_BIN=}"
+export SYSTEMTAP_TAPSET=${SYSTEMTAP_TAPSET:-$TAPIR_SRCDIR/tapset}
+export SYSTEMTAP_RUNTIME=${SYSTEMTAP_RUNTIME:-$TAPIR_SRCDIR/runtime}
+
+passed=0
+failed=0
+skipped=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tapir-check.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+# A result of the driver's own, for what no component reports itself.
+own_result()
+{
+	if [ "$1" = ok ]; then
+		passed=$((passed + 1))
+		echo "ok - $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok - $2"
+	fi
+}
+
+# component NAME CMD...: run CMD, show its TAP, add up its results.  A
+# crash that reports nothing, or a plan that does not match the count,
+# is one more failure: a component must not pass by saying nothing.
+component()
+{
+	local name=$1 rc plan np nf ns
+	shift
+	echo "# ---- $name"
+	"$@" >"$tmp/out" 2>&1 </dev/null
+	rc=$?
+	cat "$tmp/out"
+	np=$(grep -Ec '^ok( |$)' "$tmp/out")
+	nf=$(grep -Ec '^not ok( |$)' "$tmp/out")
+	ns=$(grep -Eic '^ok( |$).*# skip' "$tmp/out")
+	passed=$((passed + np - ns))
+	failed=$((failed + nf))
+	skipped=$((skipped + ns))
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$tmp/out" | tail -n 1)
+	if [ -z "$plan" ]; then
+		own_result fail "$name: no TAP plan (exit status $rc)"
+	elif [ "$plan" != $((np + nf)) ]; then
+		own_result fail "$name: planned $plan tests, ran $((np + nf))"
+	fi
+	if [ "$rc" != 0 ] && [ "$nf" = 0 ]; then
+		own_result fail "$name: exit status $rc with no failed test"
+	fi
+}
+
+unit_tests()
+{
+	local t
+	for t in $UNIT_TESTS; do
+		component "unit/${t##*/}" "$TAPIR_BUILDDIR/$t"
+	done
+	component "unit/test-staprun" bash \
+		"$TAPIR_SRCDIR/testsuite/unit/test-staprun.sh" "$STAPRUN" \
+		"$VALGRIND"
+}
+
+golden()
+{
+	local g=$TAPIR_SRCDIR/testsuite/golden.sh
+	if [ -f "$g" ]; then
+		component golden bash "$g" "$STAP" "$TAPIR_SRCDIR"
+	else
+		echo "# ---- golden"
+		own_result fail "golden: $g is missing"
+	fi
+}
+
+# The fuzz target once over every script in the testsuite, no fuzzing:
+# a fast check that no known input crashes the front end under ASan.
+fuzz_corpus()
+{
+	local list=$tmp/corpus n last
+	echo "# ---- fuzz corpus"
+	if [ -z "$FUZZ_BIN" ]; then
+		own_result fail "fuzz corpus: no clang with libFuzzer at" \
+			"configure time (run scripts/setup-deps, configure)"
+		return
+	fi
+	# An in-tree `make fuzz` leaves its corpus under testsuite/fuzz/.
+	find "$TAPIR_SRCDIR/testsuite" -path '*/testsuite/fuzz/corpus' -prune \
+		-o -name '*.stp' -type f -print | LC_ALL=C sort >"$list"
+	n=$(wc -l <"$list")
+	if [ "$n" = 0 ]; then
+		own_result fail "fuzz corpus: no .stp files under testsuite/"
+		return
+	fi
+	if xargs -d '\n' "$TAPIR_BUILDDIR/$FUZZ_BIN" <"$list" \
+		>"$tmp/fuzz.log" 2>&1; then
+		own_result ok "fuzz corpus: $n scripts, no crash"
+	else
+		last=$(sed -n 's/^Running: //p' "$tmp/fuzz.log" | tail -n 1)
+		own_result fail "fuzz corpus: the target failed on $last"
+		grep -v '^Running: \|^Executed ' "$tmp/fuzz.log" | tail -n 40 |
+			sed 's/^/# /'
+	fi
+}
+
+unit_tests
+golden
+fuzz_corpus
+
+if [ "$skipped" != 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ "$failed" = 0 ]

@@ -1,0 +1,250 @@
+#!/bin/bash
+# check-vm.sh - the kernel tests: builds the modules of testsuite/kernel/*
+# for every target kernel, then boots each kernel once under QEMU (TCG) and
+# runs the tests there.  TAP; a failure or a missing prerequisite exits 1.
+
+set -euo pipefail
+
+prog=${0##*/}
+here=$(cd "$(dirname "$0")" && pwd)
+kernel_tests=$(cd "$here/../kernel" && pwd)
+
+usage()
+{
+	cat <<EOF
+usage: $prog [-k KVER]... [-t SECS] [-v] [TEST...]
+  -k KVER  a kernel release to test (repeatable); default: the newest
+           6.1 and 6.12 kernels in /boot, both required
+  -t SECS  time limit of each boot (default 240)
+  -v       show the build logs, the consoles and every test's output
+  TEST     a directory of testsuite/kernel/ (default: all those with a run
+           script); the runner's self-tests always run
+EOF
+	exit 2
+}
+
+kvers=()
+limit=240
+verbose=
+tests=()
+n=0
+failed=0
+
+# tap_result OK DESC [FILE]: one test point; FILE is shown when it failed.
+tap_result()
+{
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+	if [ -n "${3:-}" ] && { [ "$1" != ok ] || [ -n "$verbose" ]; }; then
+		sed 's/^/#   /' "$3"
+	fi
+	return 0
+}
+
+finish()
+{
+	echo "1..$n"
+	echo "# check-vm: $((n - failed)) passed, $failed failed" \
+	     "in $SECONDS s"
+	exit $((failed > 0))
+}
+
+# The Debian packages that bring a kernel family, for the hints.
+packages_of()
+{
+	case $1 in
+	6.1) echo "linux-image-amd64 linux-headers-amd64" ;;
+	6.12) echo "linux-image-6.12-amd64 linux-headers-6.12-amd64" ;;
+	*) echo "linux-image-$1 linux-headers-$1" ;;
+	esac
+}
+
+# newest_kernel FAMILY: the newest /boot/vmlinuz-FAMILY.* release.
+newest_kernel()
+{
+	local f
+
+	for f in /boot/vmlinuz-"$1".*; do
+		[ -e "$f" ] && echo "${f#/boot/vmlinuz-}"
+	done | sort -V | tail -n 1
+}
+
+# Appends to $missing every prerequisite that is not there.
+check_prerequisites()
+{
+	local tool k family
+
+	missing=()
+	for tool in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static \
+		    cpio:cpio gzip:gzip xz:xz-utils zstd:zstd make:make \
+		    gcc:gcc base64:coreutils; do
+		command -v "${tool%%:*}" >/dev/null ||
+			missing+=("${tool%%:*} (apt-get install ${tool#*:})")
+	done
+	if [ ${#kvers[@]} -eq 0 ]; then
+		for family in 6.1 6.12; do
+			k=$(newest_kernel "$family")
+			if [ -n "$k" ]; then
+				kvers+=("$k")
+			else
+				missing+=("a $family kernel (apt-get install" \
+					  "$(packages_of "$family"))")
+			fi
+		done
+	fi
+	for k in ${kvers[@]+"${kvers[@]}"}; do
+		[ -r "/boot/vmlinuz-$k" ] ||
+			missing+=("/boot/vmlinuz-$k (apt-get install" \
+				  "linux-image-$k)")
+		[ -e "/lib/modules/$k/build/Makefile" ] ||
+			missing+=("headers of $k (apt-get install" \
+				  "linux-headers-$k)")
+	done
+}
+
+# build_test KVER NAME: the modules of one test, for one kernel, staged
+# with the rest of the test in $tmp/KVER/tests/NAME.
+build_test()
+{
+	local k=$1 name=$2 src=$kernel_tests/$2
+	local build=$tmp/$k/build/$name stage=$tmp/$k/tests/$name
+
+	mkdir -p "$stage"
+	cp -R "$src/." "$stage/"
+	[ -e "$src/Kbuild" ] || return 0
+	rm -f "$stage"/Kbuild "$stage"/Makefile "$stage"/*.[ch]
+	mkdir -p "$build"
+	cp -R "$src/." "$build/"
+	if make -C "/lib/modules/$k/build" M="$build" modules \
+	   >"$build.log" 2>&1 && ! grep -qi 'warning' "$build.log"; then
+		cp "$build"/*.ko "$stage/"
+		tap_result ok "$k: build $name" "$build.log"
+	else
+		tap_result notok "$k: build $name (errors or warnings)" \
+			   "$build.log"
+	fi
+}
+
+# Names of the runner's own tests, as they appear in the VM.
+stage_selftests()
+{
+	local k=$1 dir
+
+	for dir in "$here"/selftest/*/; do
+		dir=${dir%/}
+		cp -R "$dir" "$tmp/$k/tests/vm-${dir##*/}"
+	done
+}
+
+# tap_merge KVER FILE: the TAP of one run-vm.sh, renumbered into ours,
+# each description prefixed with the kernel (said once).
+tap_merge()
+{
+	local line desc
+
+	while IFS= read -r line; do
+		desc=${line#*ok [0-9]* - }
+		desc="$1: ${desc/#vm $1: /vm: }"
+		case $line in
+		"ok "[0-9]*)
+			tap_result ok "$desc" ;;
+		"not ok "[0-9]*)
+			tap_result notok "$desc" ;;
+		"Bail out!"*)
+			tap_result notok "$1: ${line#Bail out! }" ;;
+		1..*) ;;
+		*) echo "$line" ;;
+		esac
+	done <"$2"
+}
+
+boot_kernel()
+{
+	local k=$1 out=$tmp/$k/tap
+
+	if ! "$here/mkinitramfs.sh" -o "$tmp/$k/initrd" -r "$k" \
+	     -t "$tmp/$k/tests" -f "$(command -v env):/usr/local/bin/host-env" \
+	     >"$tmp/$k/mkinitramfs.log" 2>&1; then
+		tap_result notok "$k: mkinitramfs" "$tmp/$k/mkinitramfs.log"
+		return
+	fi
+	"$here/run-vm.sh" -k "$k" -i "$tmp/$k/initrd" -t "$limit" \
+		${verbose:+-v} >"$out" || true
+	tap_merge "$k" "$out"
+}
+
+# The runner must see a kernel warning: load hello with warn=1 and
+# expect the run to fail, naming the warning.
+selftest_warning()
+{
+	local k=$1 out=$tmp/$k/warn.tap
+
+	if "$here/run-vm.sh" -k "$k" -i "$tmp/$k/initrd" -t "$limit" \
+	   -c 'insmod /tests/hello/hello.ko warn=1' >"$out"; then
+		tap_result notok "$k: a kernel warning fails the run" "$out"
+	elif grep -q '^not ok .* - vm .*kernel: WARNING' "$out"; then
+		tap_result ok "$k: a kernel warning fails the run" "$out"
+	else
+		tap_result notok "$k: a kernel warning fails the run" \
+			   "$out"
+	fi
+}
+
+main()
+{
+	local opt k name
+
+	while getopts 'k:t:vh' opt; do
+		case $opt in
+		k) kvers+=("$OPTARG") ;;
+		t) limit=$OPTARG ;;
+		v) verbose=1 ;;
+		*) usage ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	tests=("$@")
+	if [ ${#tests[@]} -eq 0 ]; then
+		for name in "$kernel_tests"/*/run; do
+			[ -e "$name" ] || continue
+			name=${name%/run}
+			tests+=("${name##*/}")
+		done
+	fi
+	for name in ${tests[@]+"${tests[@]}"}; do
+		[ -x "$kernel_tests/$name/run" ] ||
+			{ echo "$prog: no test $kernel_tests/$name/run" >&2; exit 2; }
+	done
+
+	check_prerequisites
+	if [ ${#missing[@]} -gt 0 ]; then
+		for name in "${missing[@]}"; do
+			tap_result notok "prerequisite: $name"
+		done
+		finish
+	fi
+	tap_result ok "prerequisites: ${kvers[*]}"
+
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/tapir-check-vm.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	for k in "${kvers[@]}"; do
+		for name in ${tests[@]+"${tests[@]}"}; do
+			build_test "$k" "$name"
+		done
+		stage_selftests "$k"
+	done
+	for k in "${kvers[@]}"; do
+		boot_kernel "$k"
+	done
+	if [ -e "$tmp/${kvers[0]}/tests/hello/hello.ko" ]; then
+		selftest_warning "${kvers[0]}"
+	fi
+	finish
+}
+
+main "$@"
