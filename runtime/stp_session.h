@@ -1,0 +1,59 @@
+/* stp_session.h - the life of a loaded module: states, the hooks the
+ * generated code provides, exit() and error handling, and what the
+ * runtime's module init/exit do with the transport.
+ *
+ * Life: insmod -> module init (transport up, globals allocated, nothing
+ * armed) -> staprun sends START -> stp_probes_start() (begin probes,
+ * then registration) -> RUNNING -> exit()/SIGINT/-T/-c exit/errors ->
+ * staprun sends EXIT (or the module asks for it) -> stp_probes_stop()
+ * (unregister, drain, end or error probes) -> output flushed -> STOPPED
+ * -> staprun unloads.  If the control channel closes without EXIT
+ * (staprun killed), the module stops itself the same way.
+ */
+#ifndef STP_SESSION_H
+#define STP_SESSION_H
+
+#include "stp_limits.h"
+
+enum stp_session_state {
+	STAP_SESSION_STARTING,
+	STAP_SESSION_RUNNING,
+	STAP_SESSION_ERROR,
+	STAP_SESSION_STOPPING,
+	STAP_SESSION_STOPPED,
+};
+
+extern atomic_t _stp_session_state;
+extern atomic_t _stp_error_count;
+extern atomic_t _stp_skipped_count;
+
+static inline int _stp_session_get_state(void)
+{
+	return atomic_read(&_stp_session_state);
+}
+
+/* Hooks the generated module defines. */
+int stp_globals_init(void);		/* allocate arrays/stats; -errno */
+void stp_globals_free(void);
+int stp_probes_start(void);		/* begin probes, register the rest */
+void stp_probes_stop(void);		/* unregister all, wait for running
+					 * handlers, run end/error probes and
+					 * print written-only globals */
+extern const char stp_module_name[];
+
+/* exit(): STOPPING; the current handler finishes, later hits return at
+ * once, staprun is asked to send EXIT.
+ */
+void _stp_request_exit(void);
+/* Report a script error from a probe ("ERROR: msg near ... at f:l:c"),
+ * count it, and stop the session when the count passes MAXERRORS.
+ */
+void _stp_soft_error(const char *msg, const char *where);
+/* A probe skipped (reentrancy, lock timeout, low stack); the session
+ * stops with "Skipped too many probes" past MAXSKIPPED.
+ */
+void _stp_probe_skipped(void);
+/* The target of -x PID / -c CMD, 0 when none; set by staprun at START. */
+pid_t _stp_target_pid(void);
+
+#endif
