@@ -6,16 +6,21 @@
 #include "cmdline.h"
 #include "driver.h"
 #include "elab.h"
+#include "emit.h"
+#include "kbuild.h"
 #include "kernel.h"
 #include "lexer.h"
 #include "parse.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -233,6 +238,183 @@ static void print_pass1(struct session *s)
 	sb_free(&sb);
 }
 
+/* The placeholder lets the cache key cover the module's text before the
+ * module is named after the key.
+ */
+#define MODULE_PLACEHOLDER "stap_module"
+
+static const char *tmpdir_new(struct session *s)
+{
+	const char *base = s->opt.tmpdir ? s->opt.tmpdir : getenv("TMPDIR");
+	char *t = arena_printf(s->arena, "%s/stapXXXXXX",
+			       base && *base ? base : "/tmp");
+
+	if (!mkdtemp(t)) {
+		diag_error_noloc(s, "cannot create a temporary directory in "
+				 "'%s': %s", base ? base : "/tmp",
+				 strerror(errno));
+		return NULL;
+	}
+	return t;
+}
+
+static void tmpdir_done(struct session *s, const char *dir)
+{
+	if (!dir)
+		return;
+	if (s->opt.keep_tmpdir) {
+		fprintf(stderr, "Keeping temporary directory \"%s\"\n", dir);
+		return;
+	}
+	if (system(arena_printf(s->arena, "rm -rf '%s'", dir)) != 0)
+		fprintf(stderr, "stap: warning: could not remove '%s'\n", dir);
+}
+
+static const char *staprun_path(struct session *s)
+{
+	const char *p = getenv("SYSTEMTAP_STAPRUN");
+
+	if (p && *p)
+		return p;
+	if (s->argv0_dir) {
+		p = arena_printf(s->arena, "%s/staprun", s->argv0_dir);
+		if (access(p, X_OK) == 0)
+			return p;
+	}
+	return "staprun";
+}
+
+/* Pass 5: run staprun on the module and return its exit status; the
+ * module's directory is removed afterwards.
+ */
+static int run_staprun(struct session *s, const char *ko)
+{
+	struct vec args = { 0 };
+	int i, status = 0;
+	pid_t pid;
+
+	vec_push(s->arena, &args, (void *)staprun_path(s));
+	for (i = 0; i < s->opt.verbose; i++)
+		vec_push(s->arena, &args, "-v");
+	if (s->opt.output_file) {
+		vec_push(s->arena, &args, "-o");
+		vec_push(s->arena, &args, (void *)s->opt.output_file);
+	}
+	if (s->opt.target_cmd) {
+		vec_push(s->arena, &args, "-c");
+		vec_push(s->arena, &args, (void *)s->opt.target_cmd);
+	}
+	if (s->opt.target_pid) {
+		vec_push(s->arena, &args, "-x");
+		vec_push(s->arena, &args,
+			 arena_printf(s->arena, "%ld", s->opt.target_pid));
+	}
+	if (s->opt.timeout_secs) {
+		vec_push(s->arena, &args, "-T");
+		vec_push(s->arena, &args,
+			 arena_printf(s->arena, "%ld", s->opt.timeout_secs));
+	}
+	if (s->opt.buffer_mb) {
+		vec_push(s->arena, &args, "-s");
+		vec_push(s->arena, &args,
+			 arena_printf(s->arena, "%d", s->opt.buffer_mb));
+	}
+	if (s->opt.bulk)
+		vec_push(s->arena, &args, "-b");
+	vec_push(s->arena, &args, (void *)ko);
+	for (i = 0; i < s->opt.global_sets.n; i++)
+		vec_push(s->arena, &args, s->opt.global_sets.items[i]);
+	vec_push(s->arena, &args, NULL);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		execvp(args.items[0], (char **)args.items);
+		fprintf(stderr, "stap: error: cannot run '%s': %s\n",
+			(const char *)args.items[0], strerror(errno));
+		_exit(127);
+	}
+	if (pid < 0) {
+		diag_error_noloc(s, "cannot fork: %s", strerror(errno));
+		return 1;
+	}
+	/* staprun handles SIGINT itself: it stops the script cleanly */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 1;
+}
+
+static int run_backend(struct session *s)
+{
+	struct pass_clock c;
+	struct strbuf csrc;
+	const char *name, *ko = NULL, *tmp = NULL;
+	uint64_t hash;
+	bool cache = !s->opt.disable_cache && !s->opt.module_name &&
+		     !s->opt.keep_tmpdir;
+	int rc = 1;
+
+	clock_start(&c);
+	sb_init(&csrc);
+	if (emit_module(s, MODULE_PLACEHOLDER, &csrc) < 0) {
+		fputs("Pass 3: translation failed.\n", stderr);
+		goto out;
+	}
+	hash = kbuild_hash(s, csrc.buf);
+	name = s->opt.module_name ? s->opt.module_name :
+	       arena_printf(s->arena, "stap_%016" PRIx64, hash);
+	sb_free(&csrc);
+	sb_init(&csrc);
+	emit_module(s, name, &csrc);
+	clock_report(s, 3, arena_printf(s->arena, "translated to C into "
+		     "\"%s.c\"", name), &c);
+	if (s->opt.last_pass == 3) {
+		fputs(csrc.buf, stdout);
+		rc = 0;
+		goto out;
+	}
+	clock_start(&c);
+	if (cache)
+		ko = kbuild_cached(s, hash);
+	if (!ko) {
+		tmp = tmpdir_new(s);
+		if (!tmp || kbuild_module(s, name, csrc.buf, tmp, &ko) < 0) {
+			fputs("Pass 4: compilation failed.\n", stderr);
+			goto out;
+		}
+		if (cache)
+			ko = kbuild_cache_store(s, hash, ko) ?: ko;
+	}
+	if (s->opt.module_name) {
+		const char *dst = arena_printf(s->arena, "%s.ko", name);
+
+		if (!kbuild_copy(ko, dst)) {
+			diag_error_noloc(s, "cannot copy the module to '%s'",
+					 dst);
+			goto out;
+		}
+		ko = dst;
+	}
+	clock_report(s, 4, arena_printf(s->arena, "compiled C into \"%s\"",
+		     ko), &c);
+	if (s->opt.last_pass == 4) {
+		printf("%s\n", ko);
+		rc = 0;
+		if (tmp && !strncmp(ko, tmp, strlen(tmp)))
+			tmp = NULL;	/* the printed path must stay */
+		goto out;
+	}
+	rc = run_staprun(s, ko);
+out:
+	tmpdir_done(s, tmp);
+	sb_free(&csrc);
+	return rc;
+}
+
 static int run_passes(struct session *s)
 {
 	struct pass_clock c;
@@ -276,10 +458,7 @@ static int run_passes(struct session *s)
 		sb_free(&sb);
 		return 0;
 	}
-	diag_error_noloc(s, "pass 3 (translation to C) is not available in "
-			 "this version of tapir; use -p1 or -p2");
-	fputs("Pass 3: translation failed.\n", stderr);
-	return 1;
+	return run_backend(s);
 }
 
 static int unsupported_requests(struct session *s)

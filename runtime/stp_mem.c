@@ -1,0 +1,151 @@
+/* stp_mem.c - fault-safe access to kernel and user memory, and the
+ * probe-context services of tapset-api.h that need no transport.
+ */
+#include <linux/kallsyms.h>
+#include <linux/stacktrace.h>
+
+int _stp_kread(void *dst, unsigned long addr, size_t n)
+{
+	return copy_from_kernel_nofault(dst, (const void *)addr, n) ?
+	       -EFAULT : 0;
+}
+
+int _stp_uread(void *dst, unsigned long addr, size_t n)
+{
+	return copy_from_user_nofault(dst, (const void __user *)addr, n) ?
+	       -EFAULT : 0;
+}
+
+/* Strings are copied a page-bounded chunk at a time: the kernel's own
+ * strncpy_from_*_nofault helpers are not exported to modules.
+ */
+static long _stp_strncpy_nofault(char *dst, unsigned long addr, size_t n,
+				 bool user)
+{
+	size_t done = 0;
+
+	if (!n)
+		return 0;
+	while (done < n - 1) {
+		size_t chunk = PAGE_SIZE - ((addr + done) & (PAGE_SIZE - 1));
+		char *nul;
+		int rc;
+
+		if (chunk > n - 1 - done)
+			chunk = n - 1 - done;
+		rc = user ? _stp_uread(dst + done, addr + done, chunk) :
+			    _stp_kread(dst + done, addr + done, chunk);
+		if (rc) {
+			dst[0] = '\0';
+			return -EFAULT;
+		}
+		nul = memchr(dst + done, '\0', chunk);
+		if (nul)
+			return nul - dst;
+		done += chunk;
+	}
+	dst[done] = '\0';
+	return (long)done;
+}
+
+long _stp_kstrncpy(char *dst, unsigned long addr, size_t n)
+{
+	return _stp_strncpy_nofault(dst, addr, n, false);
+}
+
+long _stp_ustrncpy(char *dst, unsigned long addr, size_t n)
+{
+	return _stp_strncpy_nofault(dst, addr, n, true);
+}
+
+/* copy_to_kernel_nofault is not exported either; the arch's inline
+ * __put_kernel_nofault is.
+ */
+int _stp_kwrite(unsigned long addr, const void *src, size_t n)
+{
+	const unsigned char *p = src;
+	size_t i;
+
+	pagefault_disable();
+	for (i = 0; i < n; i++)
+		__put_kernel_nofault((unsigned char *)addr + i, p + i,
+				     unsigned char, fault);
+	pagefault_enable();
+	return 0;
+fault:
+	pagefault_enable();
+	return -EFAULT;
+}
+
+int _stp_uwrite(unsigned long addr, const void *src, size_t n)
+{
+	return copy_to_user_nofault((void __user *)addr, src, n) ?
+	       -EFAULT : 0;
+}
+
+struct pt_regs *_stp_user_regs(struct context *c)
+{
+	if (c->uregs)
+		return c->uregs;
+	if (current->mm && !(current->flags & PF_KTHREAD))
+		return task_pt_regs(current);
+	return NULL;
+}
+
+unsigned long _stp_probe_pc(struct context *c, int user)
+{
+	struct pt_regs *regs = user ? _stp_user_regs(c) : c->regs;
+
+	if (!regs || (!user && user_mode(regs)))
+		return 0;
+	return instruction_pointer(regs);
+}
+
+int _stp_stack_unwind(struct context *c, int user, unsigned long *pcs,
+		      int max)
+{
+	(void)c;
+	if (user)
+		return -ENOSYS;	/* user unwinding comes with uprobes */
+	return (int)stack_trace_save(pcs, (unsigned int)max, 1);
+}
+
+/* sprint_symbol() gives "name+0xoff/0xsize [module]". */
+int _stp_sym_lookup(unsigned long addr, struct task_struct *task,
+		    struct _stp_sym *sym)
+{
+	static DEFINE_PER_CPU(char[KSYM_SYMBOL_LEN], _stp_symbuf);
+	char *buf, *plus, *slash, *mod;
+
+	memset(sym, 0, sizeof(*sym));
+	if (task)
+		return -ENOSYS;	/* user symbols come with uprobes */
+	/* probe context: preemption is off, this CPU's buffer is ours */
+	buf = *this_cpu_ptr(&_stp_symbuf);
+	sprint_symbol(buf, addr);
+	plus = strchr(buf, '+');
+	if (!plus)
+		return -ENOENT;
+	*plus = '\0';
+	sym->name = buf;
+	slash = strchr(plus + 1, '/');
+	if (slash) {
+		*slash = '\0';
+		if (kstrtoul(plus + 1, 16, &sym->offset))
+			sym->offset = 0;
+		mod = strchr(slash + 1, ' ');
+		if (mod)
+			*mod = '\0';
+		if (kstrtoul(slash + 1, 16, &sym->size))
+			sym->size = 0;
+		sym->module = "kernel";
+		if (mod && mod[1] == '[') {
+			char *end = strchr(mod + 2, ']');
+
+			if (end)
+				*end = '\0';
+			sym->module = mod + 2;
+		}
+	}
+	return 0;
+}

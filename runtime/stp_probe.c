@@ -1,0 +1,149 @@
+/* stp_probe.c - per-CPU probe contexts and the common prologue and
+ * epilogue of every handler.
+ */
+#include <linux/sched/task_stack.h>
+
+static struct context *_stp_contexts[NR_CPUS];
+
+int _stp_context_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		_stp_contexts[cpu] = vzalloc(sizeof(struct context));
+		if (!_stp_contexts[cpu]) {
+			_stp_context_free();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void _stp_context_free(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		vfree(_stp_contexts[cpu]);
+		_stp_contexts[cpu] = NULL;
+	}
+}
+
+struct context *_stp_context_get(int cpu)
+{
+	return _stp_contexts[cpu];
+}
+
+/* Room left on the task stack; interrupt stacks are not measured. */
+static bool _stp_stack_low(void)
+{
+	unsigned long sp = (unsigned long)&sp;
+	unsigned long base;
+
+	if (in_interrupt())
+		return false;
+	base = (unsigned long)task_stack_page(current);
+	return sp > base && sp - base < MINSTACKSPACE;
+}
+
+struct context *_stp_probe_enter(const struct stp_probe *p, int want_state)
+{
+	struct context *c;
+
+	if (atomic_read(&_stp_session_state) != want_state)
+		return NULL;
+	if (unlikely(_stp_stack_low())) {
+		_stp_probe_skipped();
+		return NULL;
+	}
+	c = _stp_contexts[smp_processor_id()];
+	if (unlikely(!c))
+		return NULL;
+	if (atomic_inc_return(&c->busy) != 1) {
+		/* a probe hit inside a probe handler on this CPU */
+		atomic_dec(&c->busy);
+		_stp_probe_skipped();
+		return NULL;
+	}
+	c->probe = p;
+	c->probe_point = p->pp;
+	c->probe_name = p->pp;
+	c->probe_type = p->type;
+	c->regs = NULL;
+	c->uregs = NULL;
+	c->user_mode_p = false;
+	c->ri = NULL;
+	c->last_error = NULL;
+	c->last_stmt = NULL;
+	c->nesting = 0;
+	c->next = 0;
+	c->actionremaining = INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE :
+			     MAXACTION;
+	return c;
+}
+
+void _stp_probe_leave(struct context *c)
+{
+	if (unlikely(c->last_error))
+		_stp_soft_error(c->last_error,
+				c->last_stmt ? c->last_stmt : c->probe_point);
+	_stp_print_flush();
+	atomic_dec(&c->busy);
+}
+
+void _stp_error_fmt(struct context *c, const char *where,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->last_error)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->error_buffer, sizeof(c->error_buffer), fmt, ap);
+	va_end(ap);
+	c->last_error = c->error_buffer;
+	c->last_stmt = where;
+}
+
+void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
+		    int want_state)
+{
+	struct context *c;
+
+	preempt_disable();
+	c = _stp_probe_enter(p, want_state);
+	if (c) {
+		c->regs = regs;
+		if (regs && user_mode(regs)) {
+			c->uregs = regs;
+			c->user_mode_p = true;
+		}
+		p->handler(c);
+		_stp_probe_leave(c);
+	}
+	preempt_enable();
+}
+
+bool _stp_read_trylock(rwlock_t *l)
+{
+	int i;
+
+	for (i = 0; i < MAXTRYLOCK; i++) {
+		if (read_trylock(l))
+			return true;
+		udelay(TRYLOCKDELAY);
+	}
+	return false;
+}
+
+bool _stp_write_trylock(rwlock_t *l)
+{
+	int i;
+
+	for (i = 0; i < MAXTRYLOCK; i++) {
+		if (write_trylock(l))
+			return true;
+		udelay(TRYLOCKDELAY);
+	}
+	return false;
+}

@@ -1,0 +1,95 @@
+/* stp_probe.h - the probe context and what every handler does around
+ * the script's body: session-state and stack checks, reentrancy
+ * detection, the action budget, error reporting and the print flush.
+ *
+ * The generated module defines STP_CONTEXT_LOCALS (the unions of its
+ * probes' and functions' locals) before including the runtime, so the
+ * locals live in the per-CPU context rather than on the kernel stack.
+ */
+#ifndef STP_PROBE_H
+#define STP_PROBE_H
+
+#include "stp_limits.h"
+
+#ifndef STP_CONTEXT_LOCALS
+#define STP_CONTEXT_LOCALS
+#endif
+
+/* One probe as the runtime sees it (a static table in the module). */
+struct stp_probe {
+	const char *pp;			/* pp(): the probe point as resolved */
+	const char *location;		/* "file:line:col" of the probe */
+	int index;
+	int type;			/* enum stp_probe_type */
+	void (*handler)(struct context *c);
+	/* -t timing */
+	atomic64_t hits;
+	atomic64_t skipped;
+};
+
+struct context {
+	atomic_t busy;			/* reentrancy guard */
+	const struct stp_probe *probe;
+	const char *probe_point;	/* pp() */
+	const char *probe_name;
+	int probe_type;
+	struct pt_regs *regs;		/* kernel registers, may be NULL */
+	struct pt_regs *uregs;		/* user registers, may be NULL */
+	bool user_mode_p;
+	struct kretprobe_instance *ri;
+	/* error state of the running handler */
+	const char *last_error;		/* NULL = no error */
+	const char *last_stmt;		/* "identifier 'x' at f:l:c" */
+	char error_buffer[MAXSTRINGLEN];
+	long actionremaining;
+	int nesting;			/* function call depth */
+	int next;			/* a function said 'next' */
+	STP_CONTEXT_LOCALS
+};
+
+/* Per-CPU contexts, allocated at module init. */
+int _stp_context_init(void);
+void _stp_context_free(void);
+struct context *_stp_context_get(int cpu);
+
+/* Enter a handler: NULL means skip (wrong session state, reentrancy,
+ * low stack: counted as skipped where the established tool does).
+ * Preemption must be disabled by the caller (probe context is).
+ */
+struct context *_stp_probe_enter(const struct stp_probe *p,
+				 int want_state);
+/* Leave: report last_error as "ERROR: msg near stmt", flush output,
+ * release the context.
+ */
+void _stp_probe_leave(struct context *c);
+
+/* Raise an error from generated code (the message must outlive the
+ * handler: a literal or c->error_buffer).
+ */
+static inline void _stp_error_at(struct context *c, const char *msg,
+				 const char *where)
+{
+	if (!c->last_error) {
+		c->last_error = msg;
+		c->last_stmt = where;
+	}
+}
+
+/* printf-style error text into c->error_buffer. */
+void _stp_error_fmt(struct context *c, const char *where,
+		    const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Run one handler in a fresh context: the common body of every probe
+ * kind's callback.  regs may be NULL.
+ */
+void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
+		    int want_state);
+
+/* Global locks: trylock with bounded retries (MAXTRYLOCK x
+ * TRYLOCKDELAY us); false means the probe must be skipped.
+ */
+bool _stp_read_trylock(rwlock_t *l);
+bool _stp_write_trylock(rwlock_t *l);
+
+#endif

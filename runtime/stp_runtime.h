@@ -1,0 +1,20 @@
+/* stp_runtime.h - the runtime's interface, included by a generated
+ * module after it has defined STP_CONTEXT_LOCALS.
+ */
+#ifndef STP_RUNTIME_H
+#define STP_RUNTIME_H
+
+#include "stp_runtime_pre.h"
+#include "tapset-api.h"
+#include "stp_probe.h"
+#include "stp_session.h"
+#include "stp_print.h"
+#include "stp_string.h"
+#include "stp_stat.h"
+#include "stp_map.h"
+#include "stp_transport.h"
+
+/* What an absent element of a statistics array reads as. */
+static const struct stp_stat_agg stp_empty_stat;
+
+#endif

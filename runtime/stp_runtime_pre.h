@@ -1,0 +1,31 @@
+/* stp_runtime_pre.h - what a generated module includes first: the
+ * kernel headers the runtime and the generated code use, and the
+ * limits (after any -D overrides from the command line).
+ */
+#ifndef STP_RUNTIME_PRE_H
+#define STP_RUNTIME_PRE_H
+
+#include <linux/module.h>
+#include <linux/kernel.h>
+#include <linux/types.h>
+#include <linux/string.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/rwlock.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/timer.h>
+#include <linux/jiffies.h>
+#include <linux/random.h>
+#include <linux/uaccess.h>
+#include <linux/math64.h>
+#include <linux/atomic.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/kprobes.h>
+
+#include "stp_limits.h"
+
+#endif

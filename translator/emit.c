@@ -1,0 +1,2044 @@
+/* emit.c - pass 3: C for the kernel module.  Each probe and function
+ * becomes a C function over its locals in the per-CPU context; values
+ * are int64_t or const char *, string temporaries live in the frame,
+ * and every error jumps to the label of the innermost try or the
+ * handler's exit.  The file reads like hand-written kernel code.
+ */
+#include "emit.h"
+#include "provider.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The body being generated: a probe handler or a script function. */
+struct body {
+	const char *cname;		/* C function name */
+	const char *locals_type;	/* struct name of its locals */
+	struct vec *locals;		/* struct vardecl * */
+	struct vec *params;		/* functions only */
+	struct func *func;		/* NULL for probes */
+	struct strbuf text;		/* the C function */
+	int tmp_next, tmp_floor, tmp_max;
+	int label_seq;
+	const char *err_label;
+	bool uses_out;
+};
+
+struct emitter {
+	struct session *s;
+	const char *module;
+	struct strbuf decls, start, stop;
+	struct vec bodies;		/* struct body * */
+	struct vec regexes;		/* const char * patterns */
+	struct vec begins;		/* derived probes by kind */
+	struct vec ends;
+	struct vec errors;
+	struct body *b;			/* current body */
+	int depth;			/* indentation */
+	int nerrors;
+	int max_nesting;
+};
+
+static void gen_expr(struct emitter *em, struct strbuf *o,
+		     const struct expr *e);
+static void gen_stmt(struct emitter *em, const struct stmt *st);
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                            */
+
+struct session *emit_session(struct emitter *em)
+{
+	return em->s;
+}
+
+void emit_error(struct emitter *em, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = arena_vprintf(em->s->arena, fmt, ap);
+	va_end(ap);
+	diag_error(em->s, loc, "%s", msg);
+	em->nerrors++;
+}
+
+struct strbuf *emit_out(struct emitter *em, enum emit_section sec)
+{
+	switch (sec) {
+	case EMIT_START:
+		return &em->start;
+	case EMIT_STOP:
+		return &em->stop;
+	default:
+		return &em->decls;
+	}
+}
+
+const char *emit_probe_ref(struct emitter *em, const struct derived_probe *dp)
+{
+	return arena_printf(em->s->arena, "&stp_probes[%d]", dp->index);
+}
+
+/* A line of the current body at the current depth. */
+static void line(struct emitter *em, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void line(struct emitter *em, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	text = arena_vprintf(em->s->arena, fmt, ap);
+	va_end(ap);
+	sb_indent(&em->b->text, em->depth);
+	sb_puts(&em->b->text, text);
+	sb_putc(&em->b->text, '\n');
+}
+
+/* "identifier 'x' at file:line:col", as run-time errors quote it. */
+static const char *where(struct emitter *em, const struct expr *e)
+{
+	const char *kind = "operator";
+	const char *tok = e->tok ? e->tok : "?";
+
+	switch (e->kind) {
+	case EX_SYM:
+	case EX_CALL:
+	case EX_PRINT:
+	case EX_INDEX:
+		kind = "identifier";
+		break;
+	case EX_NUM:
+		kind = "number";
+		break;
+	case EX_STR:
+		kind = "string";
+		break;
+	default:
+		break;
+	}
+	return arena_printf(em->s->arena, "%s '%s' at %s:%d:%d", kind, tok,
+			    e->loc.file ? e->loc.file->name : "?",
+			    e->loc.line, e->loc.col);
+}
+
+/* A C string literal of arbitrary text. */
+static void c_quote(struct strbuf *o, const char *s)
+{
+	sb_putc(o, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sb_putc(o, '\\');
+		if (*s == '\n') {
+			sb_puts(o, "\\n");
+			continue;
+		}
+		if ((unsigned char)*s < 0x20) {
+			sb_printf(o, "\\%03o", (unsigned char)*s);
+			continue;
+		}
+		sb_putc(o, *s);
+	}
+	sb_putc(o, '"');
+}
+
+/* A fresh string temporary of the current body. */
+static const char *new_tmp(struct emitter *em)
+{
+	struct body *b = em->b;
+	int n = b->tmp_next++;
+
+	if (b->tmp_next > b->tmp_max)
+		b->tmp_max = b->tmp_next;
+	return arena_printf(em->s->arena, "l->__tmp[%d]", n);
+}
+
+/* The jump that abandons the handler (or enters the catch block). */
+static const char *fail_jump(struct emitter *em)
+{
+	em->b->uses_out |= strcmp(em->b->err_label, "out") == 0;
+	return arena_printf(em->s->arena, "goto %s", em->b->err_label);
+}
+
+static void raise_at(struct emitter *em, struct strbuf *o, const char *msg,
+		     const struct expr *e)
+{
+	sb_printf(o, "_stp_error_at(c, ");
+	c_quote(o, msg);
+	sb_puts(o, ", ");
+	c_quote(o, where(em, e));
+	sb_printf(o, "); %s;", fail_jump(em));
+}
+
+static const char *var_cname(struct emitter *em, const struct vardecl *v)
+{
+	if (v->priv)
+		return v->priv;
+	return arena_printf(em->s->arena, "l->l_%s", v->name);
+}
+
+static bool is_stat_var(const struct vardecl *v)
+{
+	return v->type == TY_STATS;
+}
+
+static bool is_array(const struct vardecl *v)
+{
+	return v->arity > 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Expressions                                                        */
+
+static void gen_num(struct strbuf *o, int64_t v)
+{
+	if (v == INT64_MIN)
+		sb_puts(o, "(-9223372036854775807LL - 1)");
+	else
+		sb_printf(o, "%" PRId64 "LL", v);
+}
+
+/* (struct stp_key[]){ { .n = k1 }, { .s = k2 } } with '*' as empty. */
+static void gen_keys(struct emitter *em, struct strbuf *o,
+		     const struct vec *args)
+{
+	int i;
+
+	sb_puts(o, "((const struct stp_key[]){ ");
+	for (i = 0; i < args->n; i++) {
+		const struct expr *k = args->items[i];
+
+		if (i)
+			sb_puts(o, ", ");
+		if (!k) {
+			sb_puts(o, "{ 0 }");
+		} else if (k->type == TY_STRING) {
+			sb_puts(o, "{ .s = ");
+			gen_expr(em, o, k);
+			sb_puts(o, " }");
+		} else {
+			sb_puts(o, "{ .n = ");
+			gen_expr(em, o, k);
+			sb_puts(o, " }");
+		}
+	}
+	sb_puts(o, " })");
+}
+
+static void gen_wild(struct strbuf *o, const struct vec *args)
+{
+	int i;
+
+	sb_puts(o, "((const bool[]){ ");
+	for (i = 0; i < args->n; i++)
+		sb_printf(o, "%s%s", i ? ", " : "",
+			  args->items[i] ? "false" : "true");
+	sb_puts(o, " })");
+}
+
+static bool has_wild(const struct vec *args)
+{
+	int i;
+
+	for (i = 0; i < args->n; i++)
+		if (!args->items[i])
+			return true;
+	return false;
+}
+
+static const char *map_of(struct emitter *em, const struct expr *base)
+{
+	return var_cname(em, base->var);
+}
+
+/* Read a[k...]. */
+static void gen_index(struct emitter *em, struct strbuf *o,
+		      const struct expr *e)
+{
+	const struct expr *base = e->a;
+
+	if (base->kind == EX_HIST) {
+		emit_error(em, e->loc, "histogram bucket reads are not "
+			   "supported yet");
+		sb_puts(o, "0");
+		return;
+	}
+	if (e->type == TY_STRING)
+		sb_printf(o, "_stp_map_get_str(%s, ", map_of(em, base));
+	else
+		sb_printf(o, "_stp_map_get_long(%s, ", map_of(em, base));
+	gen_keys(em, o, &e->args);
+	sb_putc(o, ')');
+}
+
+static void gen_stat_extract(struct emitter *em, struct strbuf *o,
+			     const struct expr *e)
+{
+	static const char *const ops[] = {
+		"STP_STAT_COUNT", "STP_STAT_SUM", "STP_STAT_MIN",
+		"STP_STAT_MAX", "STP_STAT_AVG", "STP_STAT_VARIANCE",
+	};
+	const struct expr *s = e->a;
+	const char *desc;
+
+	sb_puts(o, "({ const struct stp_stat_agg *__a; int64_t __v; ");
+	if (s->kind == EX_INDEX) {
+		const char *m = map_of(em, s->a);
+
+		desc = arena_printf(em->s->arena, "%s_desc.stat",
+				    m);
+		sb_printf(o, "struct stp_map_node *__n; _stp_map_agg(%s); "
+			  "__n = _stp_map_find(%s, ", m, m);
+		gen_keys(em, o, &s->args);
+		sb_printf(o, "); __a = __n ? _stp_node_stat(%s, __n) : "
+			  "&stp_empty_stat; ", m);
+	} else {
+		desc = arena_printf(em->s->arena, "&%s_desc",
+				    var_cname(em, s->var));
+		sb_printf(o, "__a = _stp_stat_get(%s); ",
+			  var_cname(em, s->var));
+	}
+	sb_printf(o, "if (_stp_stat_extract(%s, __a, %s, &__v)) { ", desc,
+		  ops[e->stat]);
+	raise_at(em, o, "empty aggregate", e);
+	sb_puts(o, " } __v; })");
+}
+
+/* Division and modulo: /0 is an error, INT64_MIN / -1 wraps. */
+static void gen_divmod(struct emitter *em, struct strbuf *o,
+		       const struct expr *e, const char *op)
+{
+	sb_puts(o, "({ int64_t __x = ");
+	gen_expr(em, o, e->a);
+	sb_puts(o, ", __y = ");
+	gen_expr(em, o, e->b);
+	sb_puts(o, "; if (unlikely(__y == 0)) { ");
+	raise_at(em, o, "division by 0", e);
+	if (*op == '/')
+		sb_puts(o, " } __y == -1 ? (int64_t)(0 - (uint64_t)__x) : "
+			"__x / __y; })");
+	else
+		sb_puts(o, " } __y == -1 ? 0 : __x % __y; })");
+}
+
+static void gen_binary(struct emitter *em, struct strbuf *o,
+		       const struct expr *e)
+{
+	const char *op = e->op;
+
+	if (!strcmp(op, "/") || !strcmp(op, "%")) {
+		gen_divmod(em, o, e, op);
+		return;
+	}
+	if (!strcmp(op, "<<") || !strcmp(op, ">>")) {
+		sb_puts(o, "((int64_t)(");
+		if (*op == '<')
+			sb_puts(o, "(uint64_t)");
+		gen_expr(em, o, e->a);
+		sb_printf(o, " %s (", op);
+		gen_expr(em, o, e->b);
+		sb_puts(o, " & 63)))");
+		return;
+	}
+	/* + - * wrap as the established tool's C does */
+	sb_puts(o, "((int64_t)((uint64_t)");
+	gen_expr(em, o, e->a);
+	sb_printf(o, " %s (uint64_t)", op);
+	gen_expr(em, o, e->b);
+	sb_puts(o, "))");
+	if (strchr("&|^", *op)) {
+		/* bitwise ops need no unsigned detour but it is harmless */
+	}
+}
+
+static void gen_compare(struct emitter *em, struct strbuf *o,
+			const struct expr *e)
+{
+	if (e->a->type == TY_STRING) {
+		sb_puts(o, "((int64_t)(strcmp(");
+		gen_expr(em, o, e->a);
+		sb_puts(o, ", ");
+		gen_expr(em, o, e->b);
+		sb_printf(o, ") %s 0))", e->op);
+		return;
+	}
+	sb_puts(o, "((int64_t)(");
+	gen_expr(em, o, e->a);
+	sb_printf(o, " %s ", e->op);
+	gen_expr(em, o, e->b);
+	sb_puts(o, "))");
+}
+
+static int regex_index(struct emitter *em, const char *pattern)
+{
+	int i;
+
+	for (i = 0; i < em->regexes.n; i++)
+		if (em->regexes.items[i] == pattern)
+			return i;
+	vec_push(em->s->arena, &em->regexes, (void *)pattern);
+	return em->regexes.n - 1;
+}
+
+/* Store into a variable or array element; the expression's value is
+ * the stored value.
+ */
+static void gen_store(struct emitter *em, struct strbuf *o,
+		      const struct expr *lv, const char *value_var,
+		      enum type t)
+{
+	if (lv->kind == EX_SYM) {
+		if (t == TY_STRING)
+			sb_printf(o, "_stp_strcpy(%s, %s); ",
+				  var_cname(em, lv->var), value_var);
+		else
+			sb_printf(o, "%s = %s; ", var_cname(em, lv->var),
+				  value_var);
+		return;
+	}
+	sb_printf(o, "if (unlikely(_stp_map_set_%s(%s, ",
+		  t == TY_STRING ? "str" : "long", map_of(em, lv->a));
+	gen_keys(em, o, &lv->args);
+	sb_printf(o, ", %s))) { ", value_var);
+	raise_at(em, o, "Array overflow, check MAXMAPENTRIES", lv);
+	sb_puts(o, " } ");
+}
+
+/* The current value of an lvalue (for op= and ++). */
+static void gen_load(struct emitter *em, struct strbuf *o,
+		     const struct expr *lv)
+{
+	gen_expr(em, o, lv);
+}
+
+static void gen_stat_add(struct emitter *em, struct strbuf *o,
+			 const struct expr *e)
+{
+	const struct expr *lv = e->a;
+
+	sb_puts(o, "({ int64_t __v = ");
+	gen_expr(em, o, e->b);
+	sb_puts(o, "; ");
+	if (lv->kind == EX_SYM) {
+		sb_printf(o, "_stp_stat_add(%s, __v); ",
+			  var_cname(em, lv->var));
+	} else {
+		sb_printf(o, "if (unlikely(_stp_map_add_stat(%s, ",
+			  map_of(em, lv->a));
+		gen_keys(em, o, &lv->args);
+		sb_puts(o, ", __v))) { ");
+		raise_at(em, o, "Array overflow, check MAXMAPENTRIES", lv);
+		sb_puts(o, " } ");
+	}
+	sb_puts(o, "__v; })");
+}
+
+static void gen_assign(struct emitter *em, struct strbuf *o,
+		       const struct expr *e)
+{
+	const struct expr *lv = e->a;
+	const char *op = e->op;
+
+	if (lv->kind == EX_TARGET) {
+		emit_error(em, e->loc, "assignment to target variables is "
+			   "not supported yet");
+		sb_puts(o, "0");
+		return;
+	}
+	if (!strcmp(op, "<<<")) {
+		gen_stat_add(em, o, e);
+		return;
+	}
+	if (e->type == TY_STRING || lv->type == TY_STRING) {
+		const char *tmp = new_tmp(em);
+
+		sb_puts(o, "({ const char *__v = ");
+		if (!strcmp(op, ".=")) {
+			sb_printf(o, "_stp_strcat(%s, ", tmp);
+			gen_load(em, o, lv);
+			sb_puts(o, ", ");
+			gen_expr(em, o, e->b);
+			sb_puts(o, ")");
+		} else {
+			/* copy first: the value may live in the target */
+			sb_printf(o, "_stp_strcpy(%s, ", tmp);
+			gen_expr(em, o, e->b);
+			sb_puts(o, ")");
+		}
+		sb_puts(o, "; ");
+		gen_store(em, o, lv, "__v", TY_STRING);
+		sb_puts(o, "__v; })");
+		return;
+	}
+	sb_puts(o, "({ int64_t __v = ");
+	if (!strcmp(op, "=")) {
+		gen_expr(em, o, e->b);
+	} else {
+		struct expr tmp = *e;
+		char bop[4];
+
+		snprintf(bop, sizeof(bop), "%.*s", (int)strlen(op) - 1, op);
+		tmp.kind = EX_BINARY;
+		tmp.op = intern(bop);
+		gen_binary(em, o, &tmp);
+	}
+	sb_puts(o, "; ");
+	gen_store(em, o, lv, "__v", TY_LONG);
+	sb_puts(o, "__v; })");
+}
+
+static void gen_incdec(struct emitter *em, struct strbuf *o,
+		       const struct expr *e)
+{
+	const char *delta = e->op[0] == '+' ? "1" : "-1";
+
+	sb_puts(o, "({ int64_t __old = ");
+	gen_load(em, o, e->a);
+	sb_printf(o, ", __v = (int64_t)((uint64_t)__old + (uint64_t)%s); ",
+		  delta);
+	gen_store(em, o, e->a, "__v", TY_LONG);
+	sb_printf(o, "%s; })", e->postfix ? "__old" : "__v");
+}
+
+static void gen_in(struct emitter *em, struct strbuf *o, const struct expr *e)
+{
+	const char *m = map_of(em, e->a);
+
+	if (!has_wild(&e->args)) {
+		sb_printf(o, "((int64_t)_stp_map_exists(%s, ", m);
+		gen_keys(em, o, &e->args);
+		sb_puts(o, "))");
+		return;
+	}
+	sb_printf(o, "({ struct stp_map_node *__n; int64_t __f = 0; "
+		  "for (__n = _stp_map_first(%s); __n; "
+		  "__n = _stp_map_next(%s, __n)) if (_stp_map_node_match(%s, "
+		  "__n, ", m, m, m);
+	gen_keys(em, o, &e->args);
+	sb_puts(o, ", ");
+	gen_wild(o, &e->args);
+	sb_puts(o, ")) { __f = 1; break; } __f; })");
+}
+
+/* Arguments are evaluated into the caller's frame before any of them
+ * is copied into the callee's, which a nested call would overwrite.
+ */
+static void gen_call(struct emitter *em, struct strbuf *o,
+		     const struct expr *e)
+{
+	const struct func *f = e->func;
+	int i;
+
+	if (!f) {
+		emit_error(em, e->loc, "unresolved function '%s'", e->name);
+		sb_puts(o, "0");
+		return;
+	}
+	sb_puts(o, "({ ");
+	for (i = 0; i < e->args.n; i++) {
+		const struct expr *a = e->args.items[i];
+
+		if (a->type == TY_STRING) {
+			sb_printf(o, "const char *__a%d = ", i);
+		} else {
+			sb_printf(o, "int64_t __a%d = ", i);
+		}
+		gen_expr(em, o, a);
+		sb_puts(o, "; ");
+	}
+	sb_printf(o, "struct stp_fn_%s_%d_locals *__f; ", f->name,
+		  f->params.n);
+	sb_puts(o, "if (unlikely(c->nesting + 1 > MAXNESTING)) { ");
+	raise_at(em, o, "MAXNESTING exceeded", e);
+	sb_printf(o, " } __f = &c->func_locals[c->nesting + 1].fn_%s_%d; ",
+		  f->name, f->params.n);
+	for (i = 0; i < e->args.n; i++) {
+		const struct vardecl *p = f->params.items[i];
+
+		if (p->type == TY_STRING)
+			sb_printf(o, "_stp_strcpy(__f->l_%s, __a%d); ",
+				  p->name, i);
+		else
+			sb_printf(o, "__f->l_%s = __a%d; ", p->name, i);
+	}
+	sb_printf(o, "c->last_stmt = ");
+	c_quote(o, where(em, e));
+	sb_printf(o, "; c->nesting++; stp_fn_%s_%d(c); c->nesting--; "
+		  "if (unlikely(c->last_error)) %s; ", f->name, f->params.n,
+		  fail_jump(em));
+	if (f->type == TY_STRING) {
+		sb_printf(o, "_stp_strcpy(%s, __f->__retvalue); })",
+			  new_tmp(em));
+	} else if (f->type == TY_LONG) {
+		sb_puts(o, "__f->__retvalue; })");
+	} else {
+		sb_puts(o, "(int64_t)0; })");
+	}
+}
+
+static bool print_is_ln(const char *n)
+{
+	return strstr(n, "ln") != NULL;
+}
+
+static bool print_is_delim(const char *n)
+{
+	return strstr(n, "printd") != NULL;
+}
+
+static void gen_hist_print(struct emitter *em, struct strbuf *o,
+			   const struct expr *h)
+{
+	const struct expr *s = h->a;
+
+	if (s->kind != EX_SYM) {
+		emit_error(em, h->loc, "printing histograms of array "
+			   "elements is not supported yet");
+		return;
+	}
+	sb_printf(o, "_stp_stat_print_hist(&%s_desc, _stp_stat_get(%s)); ",
+		  var_cname(em, s->var), var_cname(em, s->var));
+}
+
+/* print family into the print buffer: each value, then the separator
+ * (printd) or newline (println).
+ */
+static void gen_print_values(struct emitter *em, struct strbuf *o,
+			     const struct expr *e)
+{
+	int i;
+
+	for (i = 0; i < e->args.n; i++) {
+		const struct expr *a = e->args.items[i];
+
+		if (i && print_is_delim(e->name)) {
+			sb_puts(o, "_stp_print(\"");
+			sb_puts(o, e->fmt);
+			sb_puts(o, "\"); ");
+		}
+		if (a->kind == EX_HIST) {
+			gen_hist_print(em, o, a);
+		} else if (a->type == TY_STRING) {
+			sb_puts(o, "_stp_print(");
+			gen_expr(em, o, a);
+			sb_puts(o, "); ");
+		} else {
+			sb_puts(o, "_stp_printf(\"%d\", (int64_t)(");
+			gen_expr(em, o, a);
+			sb_puts(o, ")); ");
+		}
+	}
+	if (print_is_ln(e->name))
+		sb_puts(o, "_stp_print_char('\\n'); ");
+}
+
+static void gen_format_args(struct emitter *em, struct strbuf *o,
+			    const struct expr *e)
+{
+	int i;
+
+	for (i = 0; i < e->args.n; i++) {
+		const struct expr *a = e->args.items[i];
+
+		if (a->type == TY_STRING) {
+			sb_puts(o, ", (const char *)(");
+		} else {
+			sb_puts(o, ", (int64_t)(");
+		}
+		gen_expr(em, o, a);
+		sb_putc(o, ')');
+	}
+}
+
+static void gen_print(struct emitter *em, struct strbuf *o,
+		      const struct expr *e)
+{
+	bool sform = e->name[0] == 's';
+	bool fmt = strstr(e->name, "printf") != NULL;
+
+	if (fmt && !sform) {
+		sb_puts(o, "({ _stp_printf(\"");
+		sb_puts(o, e->fmt);
+		sb_puts(o, "\"");
+		gen_format_args(em, o, e);
+		sb_puts(o, "); (int64_t)0; })");
+		return;
+	}
+	if (fmt) {
+		const char *tmp = new_tmp(em);
+
+		sb_printf(o, "({ _stp_snprintf(%s, MAXSTRINGLEN, \"", tmp);
+		sb_puts(o, e->fmt);
+		sb_puts(o, "\"");
+		gen_format_args(em, o, e);
+		sb_printf(o, "); (const char *)%s; })", tmp);
+		return;
+	}
+	if (!sform) {
+		sb_puts(o, "({ ");
+		gen_print_values(em, o, e);
+		sb_puts(o, "(int64_t)0; })");
+		return;
+	}
+	emit_error(em, e->loc, "'%s' is not supported yet; use sprintf",
+		   e->name);
+	sb_puts(o, "\"\"");
+}
+
+static void gen_target_unsupported(struct emitter *em, struct strbuf *o,
+				   const struct expr *e, const char *what)
+{
+	emit_error(em, e->loc, "%s is not supported yet", what);
+	sb_puts(o, "0");
+}
+
+static void gen_expr(struct emitter *em, struct strbuf *o,
+		     const struct expr *e)
+{
+	switch (e->kind) {
+	case EX_NUM:
+		gen_num(o, e->num);
+		break;
+	case EX_STR:
+		sb_printf(o, "\"%s\"", e->str);
+		break;
+	case EX_SYM:
+		sb_puts(o, var_cname(em, e->var));
+		break;
+	case EX_INDEX:
+		gen_index(em, o, e);
+		break;
+	case EX_CALL:
+		gen_call(em, o, e);
+		break;
+	case EX_PRINT:
+		gen_print(em, o, e);
+		break;
+	case EX_UNARY:
+		if (!strcmp(e->op, "-")) {
+			sb_puts(o, "((int64_t)(0 - (uint64_t)");
+			gen_expr(em, o, e->a);
+			sb_puts(o, "))");
+		} else {
+			sb_printf(o, "((int64_t)(%s", e->op);
+			gen_expr(em, o, e->a);
+			sb_puts(o, "))");
+		}
+		break;
+	case EX_INCDEC:
+		gen_incdec(em, o, e);
+		break;
+	case EX_BINARY:
+		gen_binary(em, o, e);
+		break;
+	case EX_LOGICAL:
+		sb_puts(o, "((int64_t)(");
+		gen_expr(em, o, e->a);
+		sb_printf(o, " %s ", e->op);
+		gen_expr(em, o, e->b);
+		sb_puts(o, "))");
+		break;
+	case EX_COMPARE:
+		gen_compare(em, o, e);
+		break;
+	case EX_REGEX:
+		sb_printf(o, "((int64_t)(%s_stp_regex_exec(&stp_regex[%d], ",
+			  e->op[0] == '!' ? "!" : "",
+			  regex_index(em, e->b->str));
+		gen_expr(em, o, e->a);
+		sb_puts(o, ")))");
+		break;
+	case EX_CONCAT:
+		sb_printf(o, "_stp_strcat(%s, ", new_tmp(em));
+		gen_expr(em, o, e->a);
+		sb_puts(o, ", ");
+		gen_expr(em, o, e->b);
+		sb_puts(o, ")");
+		break;
+	case EX_TERNARY:
+		sb_puts(o, "(");
+		gen_expr(em, o, e->a);
+		sb_puts(o, " ? ");
+		gen_expr(em, o, e->b);
+		sb_puts(o, " : ");
+		gen_expr(em, o, e->c);
+		sb_puts(o, ")");
+		break;
+	case EX_ASSIGN:
+		gen_assign(em, o, e);
+		break;
+	case EX_IN:
+		gen_in(em, o, e);
+		break;
+	case EX_STAT:
+		gen_stat_extract(em, o, e);
+		break;
+	case EX_HIST:
+		emit_error(em, e->loc, "a histogram can only be printed");
+		sb_puts(o, "0");
+		break;
+	case EX_DEFINED:
+		/* pass 2 folds what it can resolve; what is left is not
+		 * defined here
+		 */
+		sb_puts(o, "((int64_t)0)");
+		break;
+	case EX_CONST:
+		sb_printf(o, "((int64_t)(%s))", e->str);
+		break;
+	case EX_EMBEDDED:
+		if (e->embedded_string)
+			sb_printf(o, "((const char *)(%s))", e->code);
+		else
+			sb_printf(o, "((int64_t)(%s))", e->code);
+		break;
+	case EX_TARGET:
+		gen_target_unsupported(em, o, e, "target variable access");
+		break;
+	case EX_ENTRY:
+		gen_target_unsupported(em, o, e, "@entry");
+		break;
+	case EX_PERF:
+		gen_target_unsupported(em, o, e, "@perf");
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Statements                                                         */
+
+/* Every statement costs one action; a runaway script stops. */
+static void gen_action(struct emitter *em, const struct stmt *st)
+{
+	struct strbuf o;
+
+	sb_init(&o);
+	sb_printf(&o, "if (unlikely(--c->actionremaining < 0)) { "
+		  "_stp_error_at(c, \"MAXACTION exceeded\", \"statement at "
+		  "%s:%d:%d\"); %s; }", st->loc.file ? st->loc.file->name : "?",
+		  st->loc.line, st->loc.col, fail_jump(em));
+	line(em, "%s", o.buf);
+	sb_free(&o);
+}
+
+static void gen_expr_stmt(struct emitter *em, const struct expr *e)
+{
+	struct strbuf o;
+
+	sb_init(&o);
+	sb_puts(&o, "(void)");
+	gen_expr(em, &o, e);
+	sb_putc(&o, ';');
+	line(em, "%s", o.buf);
+	sb_free(&o);
+}
+
+static const char *cond_text(struct emitter *em, const struct expr *e)
+{
+	struct strbuf o;
+	const char *r;
+
+	sb_init(&o);
+	gen_expr(em, &o, e);
+	r = arena_strdup(em->s->arena, o.buf);
+	sb_free(&o);
+	return r;
+}
+
+static void gen_block_body(struct emitter *em, const struct stmt *st)
+{
+	if (st->kind == ST_BLOCK) {
+		int i;
+
+		for (i = 0; i < st->stmts.n; i++)
+			gen_stmt(em, st->stmts.items[i]);
+	} else {
+		gen_stmt(em, st);
+	}
+}
+
+static void gen_sub(struct emitter *em, const struct stmt *st)
+{
+	em->depth++;
+	gen_block_body(em, st);
+	em->depth--;
+}
+
+static void gen_delete(struct emitter *em, const struct stmt *st)
+{
+	const struct expr *e = st->expr;
+	struct strbuf o;
+
+	sb_init(&o);
+	if (e->kind == EX_INDEX) {
+		const char *m = map_of(em, e->a);
+
+		if (has_wild(&e->args)) {
+			sb_printf(&o, "_stp_map_delete_slice(%s, ", m);
+			gen_keys(em, &o, &e->args);
+			sb_puts(&o, ", ");
+			gen_wild(&o, &e->args);
+			sb_puts(&o, ");");
+		} else {
+			sb_printf(&o, "_stp_map_delete(%s, ", m);
+			gen_keys(em, &o, &e->args);
+			sb_puts(&o, ");");
+		}
+	} else if (is_array(e->var)) {
+		sb_printf(&o, "_stp_map_clear(%s);", var_cname(em, e->var));
+	} else if (is_stat_var(e->var)) {
+		sb_printf(&o, "_stp_stat_clear(%s);", var_cname(em, e->var));
+	} else if (e->var->type == TY_STRING) {
+		sb_printf(&o, "%s[0] = '\\0';", var_cname(em, e->var));
+	} else {
+		sb_printf(&o, "%s = 0;", var_cname(em, e->var));
+	}
+	line(em, "%s", o.buf);
+	sb_free(&o);
+}
+
+static void assign_loop_var(struct emitter *em, const struct expr *v,
+			    const char *value, bool is_str)
+{
+	if (is_str)
+		line(em, "_stp_strcpy(%s, %s);", var_cname(em, v->var),
+		     value);
+	else
+		line(em, "%s = %s;", var_cname(em, v->var), value);
+}
+
+static void gen_foreach_hist(struct emitter *em, const struct stmt *st)
+{
+	const struct expr *h = st->base;
+	const struct expr *k = st->keys.items[0];
+	const char *name;
+
+	if (h->a->kind != EX_SYM) {
+		emit_error(em, st->loc, "foreach over the histogram of an "
+			   "array element is not supported yet");
+		return;
+	}
+	name = var_cname(em, h->a->var);
+	line(em, "{");
+	em->depth++;
+	line(em, "const struct stp_stat_agg *__a = _stp_stat_get(%s);",
+	     name);
+	line(em, "int __i;");
+	line(em, "for (__i = 0; __i < %s_desc.buckets; __i++) {", name);
+	em->depth++;
+	line(em, "if (!__a->hist[__i])");
+	line(em, "\tcontinue;");
+	assign_loop_var(em, k, arena_printf(em->s->arena,
+		"_stp_stat_bucket_key(&%s_desc, __i)", name), false);
+	gen_action(em, st);
+	gen_block_body(em, st->body);
+	em->depth--;
+	line(em, "}");
+	em->depth--;
+	line(em, "}");
+}
+
+static const char *const agg_names[] = {
+	"STP_STAT_COUNT", "STP_STAT_SUM", "STP_STAT_MIN", "STP_STAT_MAX",
+	"STP_STAT_AVG", "STP_STAT_VARIANCE",
+};
+
+static void gen_foreach(struct emitter *em, const struct stmt *st)
+{
+	const char *m;
+	struct vardecl *arr;
+	int i, saved_floor = em->b->tmp_floor;
+	struct strbuf o;
+
+	if (st->base->kind == EX_HIST) {
+		gen_foreach_hist(em, st);
+		return;
+	}
+	arr = st->base->var;
+	m = var_cname(em, arr);
+	line(em, "{");
+	em->depth++;
+	line(em, "struct stp_map_node *__n;");
+	if (st->limit)
+		line(em, "int64_t __limit = %s;", cond_text(em, st->limit));
+	sb_init(&o);
+	if (st->slice.n) {
+		/* the slice's keys stay alive through the body */
+		sb_puts(&o, "const struct stp_key *__slice = ");
+		gen_keys(em, &o, &st->slice);
+		sb_putc(&o, ';');
+		line(em, "%s", o.buf);
+		em->b->tmp_floor = em->b->tmp_next;
+	}
+	if (is_stat_var(arr))
+		line(em, "_stp_map_agg(%s);", m);
+	if (st->sort_column)
+		line(em, "_stp_map_sort(%s, %d, %d, %s);", m,
+		     st->sort_column < 0 ? 0 : st->sort_column, st->sort_dir,
+		     agg_names[st->sort_agg_set ? st->sort_agg : 0]);
+	line(em, "for (__n = _stp_map_first(%s); __n; "
+	     "__n = _stp_map_next(%s, __n)) {", m, m);
+	em->depth++;
+	if (st->slice.n) {
+		sb_free(&o);
+		sb_init(&o);
+		sb_printf(&o, "if (!_stp_map_node_match(%s, __n, __slice, ",
+			  m);
+		gen_wild(&o, &st->slice);
+		sb_puts(&o, "))");
+		line(em, "%s", o.buf);
+		line(em, "\tcontinue;");
+	}
+	if (st->limit) {
+		line(em, "if (__limit-- <= 0)");
+		line(em, "\tbreak;");
+	}
+	for (i = 0; i < st->keys.n; i++) {
+		const struct expr *k = st->keys.items[i];
+		bool str = arr->index_types[i] == TY_STRING;
+
+		assign_loop_var(em, k, arena_printf(em->s->arena,
+			"_stp_node_key_%s(%s, __n, %d)", str ? "str" : "long",
+			m, i), str);
+	}
+	if (st->value) {
+		if (is_stat_var(arr))
+			emit_error(em, st->value->loc, "binding the value of "
+				   "a statistics array is not supported");
+		else
+			assign_loop_var(em, st->value, arena_printf(
+				em->s->arena, "_stp_node_%s(%s, __n)",
+				arr->type == TY_STRING ? "str" : "long", m),
+				arr->type == TY_STRING);
+	}
+	gen_action(em, st);
+	gen_block_body(em, st->body);
+	em->depth--;
+	line(em, "}");
+	em->depth--;
+	line(em, "}");
+	em->b->tmp_floor = saved_floor;
+	sb_free(&o);
+}
+
+static void gen_try(struct emitter *em, const struct stmt *st)
+{
+	int n = em->b->label_seq++;
+	const char *saved = em->b->err_label;
+	const char *catch_label = arena_printf(em->s->arena, "catch_%d", n);
+
+	line(em, "{");
+	em->depth++;
+	em->b->err_label = catch_label;
+	gen_block_body(em, st->body);
+	em->b->err_label = saved;
+	line(em, "goto try_end_%d;", n);
+	em->depth--;
+	line(em, "%s:", catch_label);
+	em->depth++;
+	line(em, "if (c->last_error) {");
+	em->depth++;
+	if (st->catch_var)
+		line(em, "_stp_strcpy(%s, c->last_error);",
+		     var_cname(em, st->catch_var->var));
+	line(em, "c->last_error = NULL;");
+	gen_block_body(em, st->els);
+	em->depth--;
+	line(em, "}");
+	em->depth--;
+	line(em, "try_end_%d:", n);
+	line(em, "\t;");
+	line(em, "}");
+}
+
+static void gen_return(struct emitter *em, const struct stmt *st)
+{
+	struct strbuf o;
+
+	em->b->uses_out = true;
+	if (st->expr) {
+		sb_init(&o);
+		if (st->expr->type == TY_STRING) {
+			sb_puts(&o, "_stp_strcpy(l->__retvalue, ");
+			gen_expr(em, &o, st->expr);
+			sb_puts(&o, ");");
+		} else {
+			sb_puts(&o, "l->__retvalue = ");
+			gen_expr(em, &o, st->expr);
+			sb_putc(&o, ';');
+		}
+		line(em, "%s", o.buf);
+		sb_free(&o);
+	}
+	line(em, "goto out;");
+}
+
+static void gen_stmt(struct emitter *em, const struct stmt *st)
+{
+	em->b->tmp_next = em->b->tmp_floor;
+	switch (st->kind) {
+	case ST_BLOCK:
+		line(em, "{");
+		gen_sub(em, st);
+		line(em, "}");
+		return;
+	case ST_NULL:
+		return;
+	case ST_EXPR:
+		gen_action(em, st);
+		gen_expr_stmt(em, st->expr);
+		return;
+	case ST_IF:
+		gen_action(em, st);
+		line(em, "if (%s) {", cond_text(em, st->expr));
+		gen_sub(em, st->body);
+		if (st->els) {
+			line(em, "} else {");
+			gen_sub(em, st->els);
+		}
+		line(em, "}");
+		return;
+	case ST_WHILE:
+		line(em, "while (%s) {", cond_text(em, st->expr));
+		em->depth++;
+		gen_action(em, st);
+		gen_block_body(em, st->body);
+		em->depth--;
+		line(em, "}");
+		return;
+	case ST_FOR:
+		line(em, "for (%s; %s; %s) {",
+		     st->init ? arena_printf(em->s->arena, "(void)%s",
+					     cond_text(em, st->init)) : "",
+		     st->expr ? cond_text(em, st->expr) : "",
+		     st->incr ? arena_printf(em->s->arena, "(void)%s",
+					     cond_text(em, st->incr)) : "");
+		em->depth++;
+		gen_action(em, st);
+		gen_block_body(em, st->body);
+		em->depth--;
+		line(em, "}");
+		return;
+	case ST_FOREACH:
+		gen_foreach(em, st);
+		return;
+	case ST_BREAK:
+		line(em, "break;");
+		return;
+	case ST_CONTINUE:
+		line(em, "continue;");
+		return;
+	case ST_RETURN:
+		gen_return(em, st);
+		return;
+	case ST_NEXT:
+		if (em->b->func)
+			line(em, "c->next = 1;");
+		em->b->uses_out = true;
+		line(em, "goto out;");
+		return;
+	case ST_DELETE:
+		gen_action(em, st);
+		gen_delete(em, st);
+		return;
+	case ST_TRY:
+		gen_try(em, st);
+		return;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Declarations                                                       */
+
+static void name_globals(struct emitter *em)
+{
+	struct session *s = em->s;
+	int i, j;
+
+	for (i = 0; i < s->globals.n; i++) {
+		struct vardecl *v = s->globals.items[i];
+		const char *n = arena_printf(s->arena, "g_%s", v->name);
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(((struct vardecl *)
+				     s->globals.items[j])->priv, n))
+				n = arena_printf(s->arena, "g_%s_%d", v->name,
+						 i);
+		v->priv = (void *)n;
+	}
+}
+
+static void stat_desc(struct emitter *em, struct strbuf *o,
+		      const struct vardecl *v, const char *name)
+{
+	(void)em;
+	(void)v;
+	/* every aggregate is kept: the script may extract any of them */
+	sb_printf(o, "static const struct stp_stat_desc %s = {\n"
+		  "\t.ops = 0x3f,\n"
+		  "\t.hist = STP_HIST_LOG,\n"
+		  "\t.buckets = STP_MAX_BUCKETS,\n"
+		  "};\n", name);
+}
+
+static void gen_global_decl(struct emitter *em, struct strbuf *o,
+			    const struct vardecl *v)
+{
+	const char *n = v->priv;
+	int i;
+
+	sb_printf(o, "/* global %s:%s */\n", v->name, type_name(v->type));
+	if (is_array(v)) {
+		if (is_stat_var(v))
+			stat_desc(em, o, v, arena_printf(em->s->arena,
+						       "%s_stat_desc", n));
+		sb_printf(o, "static const struct stp_map_desc %s_desc = {\n"
+			  "\t.name = \"%s\",\n\t.nkeys = %d,\n\t.key_kind = {",
+			  n, v->name, v->arity);
+		for (i = 0; i < v->arity; i++)
+			sb_printf(o, " %s,", v->index_types[i] == TY_STRING ?
+				  "STP_KIND_STRING" : "STP_KIND_LONG");
+		sb_printf(o, " },\n\t.val_kind = %s,\n"
+			  "\t.maxentries = %ld,\n\t.wrap = %s,\n",
+			  is_stat_var(v) ? "STP_KIND_STAT" :
+			  v->type == TY_STRING ? "STP_KIND_STRING" :
+			  "STP_KIND_LONG",
+			  v->maxsize ? v->maxsize : 0L,
+			  v->wrap ? "true" : "false");
+		if (is_stat_var(v))
+			sb_printf(o, "\t.stat = &%s_stat_desc,\n", n);
+		sb_printf(o, "};\nstatic struct stp_map *%s;\n", n);
+	} else if (is_stat_var(v)) {
+		stat_desc(em, o, v, arena_printf(em->s->arena, "%s_desc", n));
+		sb_printf(o, "static struct stp_stat *%s;\n", n);
+	} else if (v->type == TY_STRING) {
+		sb_printf(o, "static char %s[MAXSTRINGLEN]", n);
+		if (v->init && v->init->kind == EX_STR)
+			sb_printf(o, " = \"%s\"", v->init->str);
+		sb_puts(o, ";\n");
+	} else {
+		sb_printf(o, "static long %s", n);
+		if (v->init && v->init->kind == EX_NUM) {
+			sb_puts(o, " = ");
+			gen_num(o, v->init->num);
+		}
+		sb_puts(o, ";\n");
+	}
+	sb_printf(o, "static DEFINE_RWLOCK(%s_lock);\n\n", n);
+}
+
+static void gen_locals_struct(struct strbuf *o, const struct body *b)
+{
+	int i;
+
+	sb_printf(o, "struct %s {\n", b->locals_type);
+	if (b->params)
+		for (i = 0; i < b->params->n; i++) {
+			const struct vardecl *v = b->params->items[i];
+
+			if (v->type == TY_STRING)
+				sb_printf(o, "\tchar l_%s[MAXSTRINGLEN];\n",
+					  v->name);
+			else
+				sb_printf(o, "\tint64_t l_%s;\n", v->name);
+		}
+	for (i = 0; i < b->locals->n; i++) {
+		const struct vardecl *v = b->locals->items[i];
+
+		if (v->type == TY_STRING)
+			sb_printf(o, "\tchar l_%s[MAXSTRINGLEN];\n", v->name);
+		else
+			sb_printf(o, "\tint64_t l_%s;\n", v->name);
+	}
+	if (b->func && b->func->type == TY_STRING)
+		sb_puts(o, "\tchar __retvalue[MAXSTRINGLEN];\n");
+	else if (b->func)
+		sb_puts(o, "\tint64_t __retvalue;\n");
+	if (b->tmp_max)
+		sb_printf(o, "\tchar __tmp[%d][MAXSTRINGLEN];\n", b->tmp_max);
+	sb_puts(o, "\tchar __unused;\n};\n\n");
+}
+
+static void init_locals(struct emitter *em, const struct body *b)
+{
+	int i;
+
+	for (i = 0; i < b->locals->n; i++) {
+		const struct vardecl *v = b->locals->items[i];
+
+		if (v->type == TY_STRING)
+			line(em, "l->l_%s[0] = '\\0';", v->name);
+		else
+			line(em, "l->l_%s = 0;", v->name);
+	}
+}
+
+static struct body *new_body(struct emitter *em, const char *cname,
+			     const char *ltype, struct vec *locals)
+{
+	struct body *b = arena_alloc(em->s->arena, sizeof(*b));
+
+	b->cname = cname;
+	b->locals_type = ltype;
+	b->locals = locals;
+	b->err_label = "out";
+	sb_init(&b->text);
+	vec_push(em->s->arena, &em->bodies, b);
+	return b;
+}
+
+static void gen_function(struct emitter *em, struct func *f)
+{
+	const char *cn = arena_printf(em->s->arena, "stp_fn_%s_%d", f->name,
+				      f->params.n);
+	struct body *b = new_body(em, cn, arena_printf(em->s->arena,
+				  "stp_fn_%s_%d_locals", f->name, f->params.n),
+				  &f->locals);
+	int i;
+
+	b->params = &f->params;
+	b->func = f;
+	em->b = b;
+	em->depth = 1;
+	sb_printf(&b->text, "static void %s(struct context *c)\n{\n", cn);
+	line(em, "struct %s *l = &c->func_locals[c->nesting].fn_%s_%d;",
+	     b->locals_type, f->name, f->params.n);
+	line(em, "(void)l;");
+	if (f->code) {
+		/* embedded C: STAP_ARG_x, STAP_RETVALUE and friends */
+		for (i = 0; i < f->params.n; i++) {
+			const struct vardecl *p = f->params.items[i];
+
+			line(em, "#define STAP_ARG_%s (l->l_%s)", p->name,
+			     p->name);
+		}
+		line(em, "#define STAP_RETVALUE (l->__retvalue)");
+		line(em, "{");
+		sb_puts(&b->text, f->code);
+		sb_putc(&b->text, '\n');
+		line(em, "}");
+		b->uses_out = true;
+		line(em, "goto out;");
+		for (i = 0; i < f->params.n; i++)
+			line(em, "#undef STAP_ARG_%s",
+			     ((struct vardecl *)f->params.items[i])->name);
+		line(em, "#undef STAP_RETVALUE");
+	} else {
+		init_locals(em, b);
+		if (f->type == TY_STRING)
+			line(em, "l->__retvalue[0] = '\\0';");
+		else if (f->type == TY_LONG)
+			line(em, "l->__retvalue = 0;");
+		gen_block_body(em, f->body);
+	}
+	em->depth = 0;
+	line(em, "out: __maybe_unused;");
+	line(em, "\t;");
+	sb_puts(&b->text, "}\n\n");
+}
+
+static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
+{
+	const char *cn = arena_printf(em->s->arena, "stp_probe_%d",
+				      dp->index);
+	struct body *b = new_body(em, cn, arena_printf(em->s->arena,
+				  "stp_probe_%d_locals", dp->index),
+				  &dp->locals);
+
+	em->b = b;
+	em->depth = 1;
+	sb_printf(&b->text, "/* probe %s */\nstatic void %s(struct context "
+		  "*c)\n{\n", dp->name, cn);
+	line(em, "struct %s *l = &c->probe_locals.p%d;", b->locals_type,
+	     dp->index);
+	line(em, "(void)l;");
+	init_locals(em, b);
+	if (dp->cond)
+		line(em, "if (!(%s))\n\t\treturn;", cond_text(em, dp->cond));
+	line(em, "if (!stp_probe_%d_lock())", dp->index);
+	line(em, "\treturn;");
+	gen_block_body(em, dp->body);
+	em->depth = 0;
+	line(em, "out: __maybe_unused;");
+	em->depth = 1;
+	line(em, "stp_probe_%d_unlock();", dp->index);
+	sb_puts(&b->text, "}\n\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* Locks: every global a probe reads or writes, through the functions */
+/* it calls, taken in one fixed order (the global's index).           */
+
+struct lock_walk {
+	struct elab_walk w;
+	struct emitter *em;
+	bool *read, *write;
+	struct vec seen_funcs;
+};
+
+static int global_index(struct session *s, const struct vardecl *v)
+{
+	int i;
+
+	for (i = 0; i < s->globals.n; i++)
+		if (s->globals.items[i] == v)
+			return i;
+	return -1;
+}
+
+static void lock_mark(struct lock_walk *lw, const struct expr *e, bool w)
+{
+	int i;
+
+	if (!e || !e->var || !e->var->is_global)
+		return;
+	i = global_index(lw->em->s, e->var);
+	if (i < 0)
+		return;
+	/* statistics take the shared lock to add: the data is per-CPU */
+	if (w && !is_stat_var(e->var))
+		lw->write[i] = true;
+	else if (w || !is_stat_var(e->var))
+		lw->read[i] = true;
+	else
+		lw->write[i] = true;	/* extraction merges: exclusive */
+}
+
+static void lock_walk_func(struct lock_walk *lw, struct func *f);
+
+static bool lock_expr_cb(struct elab_walk *w, struct expr *e)
+{
+	struct lock_walk *lw = (struct lock_walk *)w;
+
+	switch (e->kind) {
+	case EX_SYM:
+		lock_mark(lw, e, false);
+		break;
+	case EX_INDEX:
+	case EX_IN:
+		if (e->a && e->a->kind == EX_SYM)
+			lock_mark(lw, e->a, false);
+		break;
+	case EX_ASSIGN:
+	case EX_INCDEC: {
+		const struct expr *lv = e->a;
+
+		if (lv->kind == EX_INDEX)
+			lv = lv->a;
+		if (e->op && !strcmp(e->op, "<<<"))
+			lock_mark(lw, lv, true);
+		else if (lv->kind == EX_SYM && lv->var && lv->var->is_global) {
+			int i = global_index(lw->em->s, lv->var);
+
+			if (i >= 0)
+				lw->write[i] = true;
+		}
+		break;
+	}
+	case EX_CALL:
+		if (e->func)
+			lock_walk_func(lw, e->func);
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+static bool lock_stmt_cb(struct elab_walk *w, struct stmt *st)
+{
+	struct lock_walk *lw = (struct lock_walk *)w;
+	const struct expr *e;
+
+	if (st->kind == ST_DELETE) {
+		e = st->expr->kind == EX_INDEX ? st->expr->a : st->expr;
+		if (e->var && e->var->is_global) {
+			int i = global_index(lw->em->s, e->var);
+
+			if (i >= 0)
+				lw->write[i] = true;
+		}
+	}
+	if (st->kind == ST_FOREACH && st->base->kind == EX_SYM &&
+	    is_stat_var(st->base->var)) {
+		int i = global_index(lw->em->s, st->base->var);
+
+		if (i >= 0)
+			lw->write[i] = true;
+	}
+	return true;
+}
+
+static void lock_walk_func(struct lock_walk *lw, struct func *f)
+{
+	int i;
+	struct func *g;
+
+	for (g = f; g; g = g->next_overload) {
+		for (i = 0; i < lw->seen_funcs.n; i++)
+			if (lw->seen_funcs.items[i] == g)
+				break;
+		if (i < lw->seen_funcs.n)
+			continue;
+		vec_push(lw->em->s->arena, &lw->seen_funcs, g);
+		if (g->body)
+			elab_walk_stmt(&lw->w, g->body);
+	}
+}
+
+static void gen_locks(struct emitter *em, struct derived_probe *dp)
+{
+	struct session *s = em->s;
+	struct lock_walk lw;
+	struct strbuf *o = &em->decls;
+	struct vec taken = { 0 };
+	int i, n = s->globals.n;
+
+	memset(&lw, 0, sizeof(lw));
+	lw.w.expr = lock_expr_cb;
+	lw.w.stmt = lock_stmt_cb;
+	lw.em = em;
+	lw.read = arena_alloc(s->arena, (size_t)n + 1);
+	lw.write = arena_alloc(s->arena, (size_t)n + 1);
+	elab_walk_stmt(&lw.w, dp->body);
+	if (dp->cond)
+		elab_walk_expr(&lw.w, dp->cond);
+	for (i = 0; i < n; i++)
+		if (lw.write[i] || lw.read[i])
+			vec_push(s->arena, &taken, (void *)(intptr_t)i);
+	sb_printf(o, "static bool stp_probe_%d_lock(void)\n{\n", dp->index);
+	for (i = 0; i < taken.n; i++) {
+		int g = (int)(intptr_t)taken.items[i];
+		const char *name = ((struct vardecl *)s->globals.items[g])->priv;
+
+		sb_printf(o, "\tif (!_stp_%s_trylock(&%s_lock))\n"
+			  "\t\tgoto fail_%d;\n", lw.write[g] ? "write" : "read",
+			  name, i);
+	}
+	sb_puts(o, "\treturn true;\n");
+	/* fail_k: lock k could not be had; release the ones before it */
+	for (i = taken.n - 1; i >= 0; i--) {
+		sb_printf(o, "fail_%d:\n", i);
+		if (i > 0) {
+			int g = (int)(intptr_t)taken.items[i - 1];
+
+			sb_printf(o, "\t%s_unlock(&%s_lock);\n",
+				  lw.write[g] ? "write" : "read",
+				  (const char *)((struct vardecl *)
+						 s->globals.items[g])->priv);
+		}
+	}
+	if (taken.n)
+		sb_puts(o, "\t_stp_probe_skipped();\n\treturn false;\n");
+	sb_puts(o, "}\n\n");
+	sb_printf(o, "static void stp_probe_%d_unlock(void)\n{\n", dp->index);
+	for (i = taken.n - 1; i >= 0; i--) {
+		int g = (int)(intptr_t)taken.items[i];
+
+		sb_printf(o, "\t%s_unlock(&%s_lock);\n",
+			  lw.write[g] ? "write" : "read",
+			  (const char *)((struct vardecl *)
+					 s->globals.items[g])->priv);
+	}
+	sb_puts(o, "}\n\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* Nesting depth: the deepest call chain from any probe, plus room for */
+/* recursion.                                                          */
+
+struct depth_walk {
+	struct elab_walk w;
+	struct arena *arena;
+	struct vec stack;
+	int deepest;
+	bool recursive;
+};
+
+static void depth_func(struct depth_walk *dw, struct func *f);
+
+static bool depth_expr_cb(struct elab_walk *w, struct expr *e)
+{
+	struct depth_walk *dw = (struct depth_walk *)w;
+
+	if (e->kind == EX_CALL && e->func)
+		depth_func(dw, e->func);
+	return true;
+}
+
+static void depth_func(struct depth_walk *dw, struct func *f)
+{
+	int i;
+
+	for (i = 0; i < dw->stack.n; i++)
+		if (dw->stack.items[i] == f) {
+			dw->recursive = true;
+			return;
+		}
+	vec_push(dw->arena, &dw->stack, f);
+	if (dw->stack.n > dw->deepest)
+		dw->deepest = dw->stack.n;
+	if (f->body)
+		elab_walk_stmt(&dw->w, f->body);
+	dw->stack.n--;
+}
+
+static int compute_nesting(struct session *s)
+{
+	struct depth_walk dw;
+	struct arena *a = arena_new();
+	int i;
+
+	memset(&dw, 0, sizeof(dw));
+	dw.w.expr = depth_expr_cb;
+	dw.arena = a;
+	for (i = 0; i < s->probes.n; i++) {
+		struct derived_probe *dp = s->probes.items[i];
+
+		dw.stack.n = 0;
+		elab_walk_stmt(&dw.w, dp->body);
+	}
+	arena_free(a);
+	return dw.deepest + 1 + (dw.recursive ? 10 : 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* begin, end, error and timers                                        */
+
+static int64_t sequence_of(const struct derived_probe *dp)
+{
+	const struct pp_comp *c = dp->pp->comps.items[0];
+	int64_t v = 0;
+
+	if (c->arg)
+		pp_arg_num(c->arg, &v);
+	return v;
+}
+
+/* Stable order by sequence number, then declaration. */
+static void sort_by_sequence(struct vec *v)
+{
+	int i, j;
+
+	for (i = 1; i < v->n; i++) {
+		void *x = v->items[i];
+
+		for (j = i; j > 0 && sequence_of(v->items[j - 1]) >
+				     sequence_of(x); j--)
+			v->items[j] = v->items[j - 1];
+		v->items[j] = x;
+	}
+}
+
+static void run_list(struct strbuf *o, const struct vec *v,
+		     const char *state)
+{
+	int i;
+
+	for (i = 0; i < v->n; i++)
+		sb_printf(o, "\t_stp_probe_run(&stp_probes[%d], NULL, %s);\n",
+			  ((struct derived_probe *)v->items[i])->index, state);
+}
+
+static const char *probe_type_of(const struct derived_probe *dp)
+{
+	const char *n = dp->prov ? dp->prov->name : "";
+
+	if (!strcmp(n, "begin"))
+		return "STP_PROBE_BEGIN";
+	if (!strcmp(n, "end"))
+		return "STP_PROBE_END";
+	if (!strcmp(n, "error"))
+		return "STP_PROBE_ERROR";
+	if (!strcmp(n, "timer"))
+		return "STP_PROBE_HRTIMER";
+	return "STP_PROBE_BEGIN";
+}
+
+static void classify_probe(struct emitter *em, struct derived_probe *dp)
+{
+	const char *n = dp->prov ? dp->prov->name : "";
+
+	if (!strcmp(n, "begin"))
+		vec_push(em->s->arena, &em->begins, dp);
+	else if (!strcmp(n, "end"))
+		vec_push(em->s->arena, &em->ends, dp);
+	else if (!strcmp(n, "error"))
+		vec_push(em->s->arena, &em->errors, dp);
+	else if (!strcmp(n, "never"))
+		;
+	else if (dp->prov && dp->prov->emit)
+		dp->prov->emit(em, dp);
+	else
+		emit_error(em, dp->pp->loc, "probe point '%s' cannot be "
+			   "compiled yet", dp->name);
+}
+
+/* ------------------------------------------------------------------ */
+/* Written-only globals are printed when the session ends.             */
+
+static bool wants_final_print(const struct vardecl *v)
+{
+	return v->written && !v->read && !v->from_tapset;
+}
+
+static void gen_final_print_one(struct strbuf *o, const struct vardecl *v)
+{
+	const char *n = v->priv;
+	int i;
+
+	if (is_array(v)) {
+		sb_printf(o, "\t{\n\t\tstruct stp_map_node *__n;\n\n");
+		if (is_stat_var(v))
+			sb_printf(o, "\t\t_stp_map_agg(%s);\n", n);
+		else
+			sb_printf(o, "\t\t_stp_map_sort(%s, 0, -1, "
+				  "STP_STAT_COUNT);\n", n);
+		sb_printf(o, "\t\tfor (__n = _stp_map_first(%s); __n; "
+			  "__n = _stp_map_next(%s, __n)) {\n", n, n);
+		sb_printf(o, "\t\t\t_stp_print(\"%s[\");\n", v->name);
+		for (i = 0; i < v->arity; i++) {
+			if (i)
+				sb_puts(o, "\t\t\t_stp_print(\",\");\n");
+			if (v->index_types[i] == TY_STRING)
+				sb_printf(o, "\t\t\t_stp_printf(\"\\\"%%s\\\"\", "
+					  "_stp_node_key_str(%s, __n, %d));\n",
+					  n, i);
+			else
+				sb_printf(o, "\t\t\t_stp_printf(\"%%d\", "
+					  "_stp_node_key_long(%s, __n, %d));\n",
+					  n, i);
+		}
+		if (is_stat_var(v))
+			sb_printf(o, "\t\t\t_stp_print(\"]\");\n"
+				  "\t\t\tstp_print_stat(_stp_node_stat(%s, "
+				  "__n));\n", n);
+		else if (v->type == TY_STRING)
+			sb_printf(o, "\t\t\t_stp_printf(\"]=\\\"%%s\\\"\\n\", "
+				  "_stp_node_str(%s, __n));\n", n);
+		else
+			sb_printf(o, "\t\t\t_stp_printf(\"]=%%d\\n\", "
+				  "_stp_node_long(%s, __n));\n", n);
+		sb_puts(o, "\t\t}\n\t}\n");
+	} else if (is_stat_var(v)) {
+		sb_printf(o, "\t_stp_print(\"%s\");\n"
+			  "\tstp_print_stat(_stp_stat_get(%s));\n", v->name, n);
+	} else if (v->type == TY_STRING) {
+		sb_printf(o, "\t_stp_printf(\"%s=\\\"%%s\\\"\\n\", %s);\n",
+			  v->name, n);
+	} else {
+		sb_printf(o, "\t_stp_printf(\"%s=%%d\\n\", %s);\n", v->name,
+			  n);
+	}
+}
+
+static void gen_final_print(struct emitter *em, struct strbuf *o)
+{
+	struct session *s = em->s;
+	int i;
+
+	sb_puts(o, "/* Globals the script wrote but never read. */\n"
+		"static void __maybe_unused\n"
+		"stp_print_stat(const struct stp_stat_agg *a)\n"
+		"{\n"
+		"\tif (!a->count) {\n"
+		"\t\t_stp_print(\" @count=0\\n\");\n"
+		"\t\treturn;\n"
+		"\t}\n"
+		"\t_stp_printf(\" @count=%d @min=%d @max=%d @sum=%d "
+		"@avg=%d\\n\", a->count, a->min, a->max, a->sum,\n"
+		"\t\t    div64_s64(a->sum, a->count));\n"
+		"}\n\n"
+		"static void stp_final_print(struct context *c)\n{\n"
+		"\t(void)c;\n");
+	for (i = 0; i < s->globals.n; i++) {
+		const struct vardecl *v = s->globals.items[i];
+
+		if (wants_final_print(v))
+			gen_final_print_one(o, v);
+	}
+	sb_puts(o, "}\n\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* The module                                                          */
+
+static void gen_globals_init(struct emitter *em, struct strbuf *o)
+{
+	struct session *s = em->s;
+	int i;
+
+	sb_puts(o, "int stp_globals_init(void)\n{\n");
+	for (i = 0; i < s->globals.n; i++) {
+		const struct vardecl *v = s->globals.items[i];
+		const char *n = v->priv;
+
+		if (is_array(v))
+			sb_printf(o, "\t%s = _stp_map_new(&%s_desc);\n"
+				  "\tif (!%s)\n\t\tgoto fail;\n", n, n, n);
+		else if (is_stat_var(v))
+			sb_printf(o, "\t%s = _stp_stat_new(&%s_desc);\n"
+				  "\tif (!%s)\n\t\tgoto fail;\n", n, n, n);
+	}
+	for (i = 0; i < em->regexes.n; i++) {
+		sb_printf(o, "\tif (_stp_regex_compile(&stp_regex[%d], ", i);
+		c_quote(o, em->regexes.items[i]);
+		sb_puts(o, "))\n\t\tgoto fail;\n");
+	}
+	sb_puts(o, "\treturn 0;\nfail:\n\tstp_globals_free();\n"
+		"\treturn -ENOMEM;\n}\n\n");
+	sb_puts(o, "void stp_globals_free(void)\n{\n");
+	for (i = 0; i < s->globals.n; i++) {
+		const struct vardecl *v = s->globals.items[i];
+		const char *n = v->priv;
+
+		if (is_array(v))
+			sb_printf(o, "\tif (%s)\n\t\t_stp_map_del(%s);\n"
+				  "\t%s = NULL;\n", n, n, n);
+		else if (is_stat_var(v))
+			sb_printf(o, "\tif (%s)\n\t\t_stp_stat_del(%s);\n"
+				  "\t%s = NULL;\n", n, n, n);
+	}
+	sb_puts(o, "}\n\n");
+}
+
+static void gen_module_params(struct emitter *em, struct strbuf *o)
+{
+	struct session *s = em->s;
+	int i;
+
+	for (i = 0; i < s->globals.n; i++) {
+		const struct vardecl *v = s->globals.items[i];
+
+		if (is_array(v) || is_stat_var(v) || v->from_tapset)
+			continue;
+		if (v->type == TY_STRING)
+			sb_printf(o, "module_param_string(%s, %s, MAXSTRINGLEN, "
+				  "0);\n", v->name, (const char *)v->priv);
+		else
+			sb_printf(o, "module_param_named(%s, %s, long, 0);\n",
+				  v->name, (const char *)v->priv);
+	}
+	sb_putc(o, '\n');
+}
+
+static void gen_probe_table(struct emitter *em, struct strbuf *o)
+{
+	struct session *s = em->s;
+	int i;
+
+	sb_printf(o, "static struct stp_probe stp_probes[%d] = {\n",
+		  s->probes.n ? s->probes.n : 1);
+	for (i = 0; i < s->probes.n; i++) {
+		const struct derived_probe *dp = s->probes.items[i];
+		const struct loc *l = &dp->orig->loc;
+
+		sb_printf(o, "\t[%d] = {\n\t\t.pp = ", i);
+		c_quote(o, dp->name);
+		sb_puts(o, ",\n\t\t.location = ");
+		c_quote(o, arena_printf(s->arena, "%s:%d:%d",
+					l->file ? l->file->name : "?", l->line,
+					l->col));
+		sb_printf(o, ",\n\t\t.index = %d,\n\t\t.type = %s,\n"
+			  "\t\t.handler = stp_probe_%d,\n\t},\n", i,
+			  probe_type_of(dp), i);
+	}
+	sb_puts(o, "};\n\nstatic struct stp_probe stp_final_probe = {\n"
+		"\t.pp = \"end\",\n\t.type = STP_PROBE_END,\n"
+		"\t.handler = stp_final_print,\n};\n\n");
+}
+
+static void gen_start_stop(struct emitter *em, struct strbuf *o)
+{
+	sb_puts(o, "int stp_probes_start(void)\n{\n");
+	run_list(o, &em->begins, "STAP_SESSION_STARTING");
+	sb_puts(o, "\tif (_stp_session_get_state() != STAP_SESSION_STARTING)\n"
+		"\t\treturn 0;\n");
+	sb_puts(o, em->start.buf ? em->start.buf : "");
+	sb_puts(o, "\tatomic_cmpxchg(&_stp_session_state, "
+		"STAP_SESSION_STARTING,\n\t\t       STAP_SESSION_RUNNING);\n"
+		"\treturn 0;\n}\n\n");
+	sb_puts(o, "void stp_probes_stop(void)\n{\n");
+	sb_puts(o, em->stop.buf ? em->stop.buf : "");
+	sb_puts(o, "\tif (_stp_session_get_state() == STAP_SESSION_ERROR) {\n");
+	run_list(o, &em->errors, "STAP_SESSION_ERROR");
+	sb_puts(o, "\t} else {\n");
+	run_list(o, &em->ends, "STAP_SESSION_STOPPING");
+	sb_puts(o, "\t}\n\t_stp_probe_run(&stp_final_probe, NULL, "
+		"_stp_session_get_state());\n}\n\n");
+}
+
+static void gen_locals_unions(struct emitter *em, struct strbuf *o)
+{
+	int i;
+
+	for (i = 0; i < em->bodies.n; i++)
+		gen_locals_struct(o, em->bodies.items[i]);
+	sb_puts(o, "union stp_probe_locals {\n");
+	for (i = 0; i < em->bodies.n; i++) {
+		const struct body *b = em->bodies.items[i];
+
+		if (!b->func)
+			sb_printf(o, "\tstruct %s p%s;\n", b->locals_type,
+				  b->cname + strlen("stp_probe_"));
+	}
+	sb_puts(o, "\tchar __none;\n};\n\nunion stp_func_locals {\n");
+	for (i = 0; i < em->bodies.n; i++) {
+		const struct body *b = em->bodies.items[i];
+
+		if (b->func)
+			sb_printf(o, "\tstruct %s fn_%s;\n", b->locals_type,
+				  b->cname + strlen("stp_fn_"));
+	}
+	sb_puts(o, "\tchar __none;\n};\n\n"
+		"#define STP_CONTEXT_LOCALS \\\n"
+		"\tunion stp_probe_locals probe_locals; \\\n"
+		"\tunion stp_func_locals func_locals[MAXNESTING + 1];\n\n");
+}
+
+static void gen_embedded_macros(struct strbuf *o)
+{
+	sb_puts(o, "/* The embedded-C interface of functions. */\n"
+		"#define CONTEXT c\n"
+		"#define STAP_PRINTF(fmt, ...) _stp_printf(fmt, ##__VA_ARGS__)\n"
+		"#define STAP_ERROR(...) do { _stp_error_fmt(c, c->last_stmt, "
+		"__VA_ARGS__); \\\n\tgoto out; } while (0)\n"
+		"#define STAP_RETURN(v) do { STAP_SET_RETURN(v); goto out; } "
+		"while (0)\n\n");
+}
+
+static void gen_function_bodies(struct emitter *em, struct strbuf *o,
+				bool funcs)
+{
+	int i;
+
+	for (i = 0; i < em->bodies.n; i++) {
+		const struct body *b = em->bodies.items[i];
+
+		if (!!b->func != funcs)
+			continue;
+		if (b->func && b->func->code) {
+			sb_printf(o, "#define STAP_SET_RETURN(v) %s\n",
+				  b->func->type == TY_STRING ?
+				  "strscpy(STAP_RETVALUE, (v), MAXSTRINGLEN)" :
+				  "(STAP_RETVALUE = (int64_t)(v))");
+			sb_puts(o, b->text.buf);
+			sb_puts(o, "#undef STAP_SET_RETURN\n\n");
+		} else {
+			sb_puts(o, b->text.buf);
+		}
+	}
+}
+
+static void gen_prototypes(struct emitter *em, struct strbuf *o)
+{
+	int i;
+
+	for (i = 0; i < em->bodies.n; i++) {
+		const struct body *b = em->bodies.items[i];
+
+		sb_printf(o, "static void %s(struct context *c);\n", b->cname);
+	}
+	sb_printf(o, "static void stp_final_print(struct context *c);\n");
+	for (i = 0; i < em->s->probes.n; i++)
+		sb_printf(o, "static bool stp_probe_%d_lock(void);\n"
+			  "static void stp_probe_%d_unlock(void);\n", i, i);
+	sb_putc(o, '\n');
+}
+
+static void gen_embeds(struct emitter *em, struct strbuf *o)
+{
+	struct session *s = em->s;
+	int i;
+
+	for (i = 0; i < s->embeds.n; i++) {
+		const struct embedded *e = s->embeds.items[i];
+
+		sb_printf(o, "/* embedded C from %s:%d */\n%s\n\n",
+			  e->file && e->file->src ? e->file->src->name : "?",
+			  e->loc.line, e->code);
+	}
+}
+
+static void assemble(struct emitter *em, struct strbuf *out)
+{
+	struct session *s = em->s;
+	int i;
+
+	sb_printf(out, "/* %s.c - generated by tapir from %s: do not edit. */\n"
+		  "\n#ifndef MAXNESTING\n#define MAXNESTING %d\n#endif\n\n"
+		  "#include \"stp_runtime_pre.h\"\n\n", em->module,
+		  s->user_file->src->name, em->max_nesting);
+	gen_locals_unions(em, out);
+	sb_puts(out, "#include \"stp_runtime.h\"\n\n");
+	sb_printf(out, "const char stp_module_name[] = \"%s\";\n\n",
+		  em->module);
+	gen_embeds(em, out);
+	if (em->regexes.n)
+		sb_printf(out, "static struct stp_regex stp_regex[%d];\n\n",
+			  em->regexes.n);
+	for (i = 0; i < s->globals.n; i++)
+		gen_global_decl(em, out, s->globals.items[i]);
+	gen_module_params(em, out);
+	gen_prototypes(em, out);
+	sb_puts(out, em->decls.buf ? em->decls.buf : "");
+	gen_embedded_macros(out);
+	gen_function_bodies(em, out, true);
+	gen_function_bodies(em, out, false);
+	gen_final_print(em, out);
+	gen_probe_table(em, out);
+	gen_globals_init(em, out);
+	gen_start_stop(em, out);
+	sb_puts(out, "#include \"stp_runtime.c\"\n");
+}
+
+int emit_module(struct session *s, const char *module_name,
+		struct strbuf *out)
+{
+	struct emitter em;
+	struct strbuf globals;
+	int i;
+
+	memset(&em, 0, sizeof(em));
+	em.s = s;
+	em.module = module_name;
+	sb_init(&em.decls);
+	sb_init(&em.start);
+	sb_init(&em.stop);
+	name_globals(&em);
+	em.max_nesting = compute_nesting(s);
+	for (i = 0; i < s->functions.n; i++) {
+		struct func *f = s->functions.items[i];
+
+		if (f->next_overload)
+			emit_error(&em, f->loc, "functions overloaded with the "
+				   "same number of parameters are not "
+				   "supported by pass 3 yet");
+		gen_function(&em, f);
+	}
+	for (i = 0; i < s->probes.n; i++) {
+		struct derived_probe *dp = s->probes.items[i];
+
+		dp->index = i;
+		gen_probe_body(&em, dp);
+		gen_locks(&em, dp);
+		classify_probe(&em, dp);
+	}
+	sort_by_sequence(&em.begins);
+	sort_by_sequence(&em.ends);
+	sort_by_sequence(&em.errors);
+	sb_init(&globals);
+	if (!em.nerrors)
+		assemble(&em, out);
+	sb_free(&globals);
+	sb_free(&em.decls);
+	sb_free(&em.start);
+	sb_free(&em.stop);
+	for (i = 0; i < em.bodies.n; i++)
+		sb_free(&((struct body *)em.bodies.items[i])->text);
+	return em.nerrors ? -1 : 0;
+}

@@ -1,0 +1,34 @@
+/* emit.h - pass 3: the kernel module's C text, written against the
+ * runtime (the headers in runtime/).  Providers add their declarations and the
+ * registration of their probes through the hooks in provider.h.
+ */
+#ifndef TAPIR_EMIT_H
+#define TAPIR_EMIT_H
+
+#include "elab.h"
+
+struct emitter;
+
+/* Generate the module source for the elaborated session into out.
+ * Returns 0, or -1 after reporting errors (constructs that pass 3 does
+ * not support yet are errors, never silently dropped).
+ */
+int emit_module(struct session *s, const char *module_name,
+		struct strbuf *out);
+
+/* For providers: the output section being written. */
+enum emit_section {
+	EMIT_DECLS,		/* file scope, after the probe handlers */
+	EMIT_START,		/* inside stp_probes_start(): register */
+	EMIT_STOP,		/* inside stp_probes_stop(): unregister */
+};
+
+struct strbuf *emit_out(struct emitter *em, enum emit_section sec);
+/* The C name of the probe's descriptor: "&stp_probes[N]". */
+const char *emit_probe_ref(struct emitter *em, const struct derived_probe *dp);
+/* Report an error at a location (pass 3 fails). */
+void emit_error(struct emitter *em, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+struct session *emit_session(struct emitter *em);
+
+#endif

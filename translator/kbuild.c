@@ -1,0 +1,339 @@
+/* kbuild.c - pass 4: build the generated C into NAME.ko with the target
+ * kernel's own kbuild, after detecting kernel API differences with
+ * compile probes (cached per kernel), and the module cache keyed by a
+ * hash of everything that affects the module.
+ */
+#define _GNU_SOURCE
+#include "diag.h"
+#include "kbuild.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef TAPIR_VERSION
+#define TAPIR_VERSION "0.1"
+#endif
+
+/* One kernel API question, answered by whether this compiles. */
+struct conf_probe {
+	const char *macro;
+	const char *code;
+};
+
+static const struct conf_probe conf_probes[] = {
+	{ "STAPCONF_HRTIMER_SETUP",
+	  "#include <linux/hrtimer.h>\n"
+	  "static enum hrtimer_restart f(struct hrtimer *t) "
+	  "{ return HRTIMER_NORESTART; }\n"
+	  "void t(struct hrtimer *h);\n"
+	  "void t(struct hrtimer *h) { hrtimer_setup(h, f, CLOCK_MONOTONIC, "
+	  "HRTIMER_MODE_REL); }\n" },
+	{ "STAPCONF_TIMER_DELETE_SYNC",
+	  "#include <linux/timer.h>\n"
+	  "void t(struct timer_list *l);\n"
+	  "void t(struct timer_list *l) { timer_delete_sync(l); }\n" },
+	{ "STAPCONF_GET_RANDOM_U32_BELOW",
+	  "#include <linux/random.h>\n"
+	  "u32 t(void);\nu32 t(void) { return get_random_u32_below(7); }\n" },
+};
+
+static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--) {
+		h ^= *b++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+	return fnv_bytes(h, s ? s : "", strlen(s ? s : "") + 1);
+}
+
+static bool write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fputs(text, f) >= 0;
+	ok = (fclose(f) == 0) && ok;
+	return ok;
+}
+
+static bool mkdir_p(const char *path)
+{
+	char buf[4096];
+	char *p;
+
+	if (strlen(path) >= sizeof(buf))
+		return false;
+	strcpy(buf, path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return false;
+		*p = '/';
+	}
+	return !mkdir(buf, 0755) || errno == EEXIST;
+}
+
+static bool file_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+const char *kbuild_cache_dir(struct session *s)
+{
+	const char *d = getenv("SYSTEMTAP_DIR");
+	const char *home = getenv("HOME");
+
+	if (d && *d)
+		return arena_printf(s->arena, "%s/cache", d);
+	return arena_printf(s->arena, "%s/.systemtap/cache",
+			    home && *home ? home : "/tmp");
+}
+
+/* Run make in the kernel's build tree for the module in dir; the
+ * output goes to dir/build.log and is shown on failure.
+ */
+static int run_make(struct session *s, const char *dir, bool keep_going)
+{
+	const char *log = arena_printf(s->arena, "%s/build.log", dir);
+	const char *cmd = arena_printf(s->arena,
+		"make -C '%s' M='%s' %s-j2 modules >'%s' 2>&1",
+		s->opt.kernel_build_dir, dir, keep_going ? "-k " : "", log);
+	int i, rc;
+
+	for (i = 0; i < s->opt.kbuild_opts.n; i++)
+		cmd = arena_printf(s->arena, "%s '%s'", cmd,
+				   (const char *)s->opt.kbuild_opts.items[i]);
+	if (s->opt.verbose >= 2 || s->opt.pass_verbose[3] >= 2)
+		fprintf(stderr, "Running %s\n", cmd);
+	rc = system(cmd);
+	if (rc == -1 || !WIFEXITED(rc))
+		return -1;
+	return WEXITSTATUS(rc);
+}
+
+static void show_log(struct session *s, const char *dir)
+{
+	size_t len;
+	char *text = read_file(arena_printf(s->arena, "%s/build.log", dir),
+			       &len);
+
+	if (text) {
+		fputs(text, stderr);
+		free(text);
+	}
+}
+
+/* stapconf.h for the target kernel: one #define per compile probe that
+ * built.  Cached by kernel release and build tree.
+ */
+static const char *stapconf(struct session *s, const char *tmpdir)
+{
+	uint64_t h = fnv_str(14695981039346656037ULL, s->kernel_vr);
+	const char *cdir = kbuild_cache_dir(s);
+	const char *cached;
+	const char *dir = arena_printf(s->arena, "%s/conf", tmpdir);
+	struct strbuf kb, out;
+	size_t i;
+
+	h = fnv_str(h, s->opt.kernel_build_dir);
+	for (i = 0; i < ARRAY_SIZE(conf_probes); i++)
+		h = fnv_str(h, conf_probes[i].code);
+	cached = arena_printf(s->arena, "%s/stapconf_%016llx.h", cdir,
+			      (unsigned long long)h);
+	if (!s->opt.disable_cache && file_exists(cached))
+		return cached;
+	if (!mkdir_p(dir))
+		return NULL;
+	sb_init(&kb);
+	for (i = 0; i < ARRAY_SIZE(conf_probes); i++) {
+		write_text(arena_printf(s->arena, "%s/t%zu.c", dir, i),
+			   arena_printf(s->arena, "%s\nMODULE_LICENSE(\"GPL\");"
+					"\n#include <linux/module.h>\n",
+					conf_probes[i].code));
+		sb_printf(&kb, "obj-m += t%zu.o\n", i);
+	}
+	write_text(arena_printf(s->arena, "%s/Kbuild", dir), kb.buf);
+	sb_free(&kb);
+	run_make(s, dir, true);
+	sb_init(&out);
+	sb_puts(&out, "/* kernel API facts found by compile probes */\n");
+	for (i = 0; i < ARRAY_SIZE(conf_probes); i++)
+		if (file_exists(arena_printf(s->arena, "%s/t%zu.o", dir, i)))
+			sb_printf(&out, "#define %s 1\n", conf_probes[i].macro);
+	if (s->opt.disable_cache || !mkdir_p(cdir) ||
+	    !write_text(cached, out.buf)) {
+		cached = arena_printf(s->arena, "%s/stapconf.h", tmpdir);
+		write_text(cached, out.buf);
+	}
+	sb_free(&out);
+	return cached;
+}
+
+/* Everything that changes the module: the C text (which holds the
+ * elaborated script), the runtime's files, the kernel, the options.
+ */
+uint64_t kbuild_hash(struct session *s, const char *csrc)
+{
+	uint64_t h = 14695981039346656037ULL;
+	struct vec names = { 0 };
+	DIR *d;
+	struct dirent *de;
+	int i;
+
+	h = fnv_str(h, TAPIR_VERSION);
+	h = fnv_str(h, csrc);
+	h = fnv_str(h, s->kernel_vr);
+	h = fnv_str(h, s->opt.kernel_build_dir);
+	for (i = 0; i < s->opt.defines.n; i++)
+		h = fnv_str(h, s->opt.defines.items[i]);
+	for (i = 0; i < s->opt.kbuild_opts.n; i++)
+		h = fnv_str(h, s->opt.kbuild_opts.items[i]);
+	d = opendir(s->runtime_root);
+	while (d && (de = readdir(d)))
+		if (strstr(de->d_name, ".c") || strstr(de->d_name, ".h"))
+			vec_push(s->arena, &names,
+				 arena_strdup(s->arena, de->d_name));
+	if (d)
+		closedir(d);
+	/* directory order is not stable: sum the files' own hashes */
+	for (i = 0; i < names.n; i++) {
+		size_t len;
+		char *text = read_file(arena_printf(s->arena, "%s/%s",
+				       s->runtime_root,
+				       (const char *)names.items[i]), &len);
+		uint64_t fh = fnv_str(14695981039346656037ULL, names.items[i]);
+
+		if (text) {
+			fh = fnv_bytes(fh, text, len);
+			free(text);
+		}
+		h += fh;
+	}
+	return h;
+}
+
+static const char *ccflags(struct session *s, const char *conf)
+{
+	const char *f = arena_printf(s->arena, "-I'%s' -include '%s'",
+				     s->runtime_root, conf);
+	int i;
+
+	for (i = 0; i < s->opt.defines.n; i++)
+		f = arena_printf(s->arena, "%s -D%s", f,
+				 (const char *)s->opt.defines.items[i]);
+	return f;
+}
+
+int kbuild_module(struct session *s, const char *name, const char *csrc,
+		  const char *tmpdir, const char **ko)
+{
+	const char *dir = arena_printf(s->arena, "%s/%s", tmpdir, name);
+	const char *conf, *kofile;
+
+	if (!s->opt.kernel_build_dir || !file_exists(s->opt.kernel_build_dir)) {
+		diag_error_noloc(s, "kernel build tree '%s' not found: install "
+				 "linux-headers-%s", s->opt.kernel_build_dir ?
+				 s->opt.kernel_build_dir : "?",
+				 s->kernel_vr ? s->kernel_vr : "KVER");
+		return -1;
+	}
+	if (!mkdir_p(dir)) {
+		diag_error_noloc(s, "cannot create '%s': %s", dir,
+				 strerror(errno));
+		return -1;
+	}
+	conf = stapconf(s, tmpdir);
+	if (!conf) {
+		diag_error_noloc(s, "kernel API probes failed in '%s'", tmpdir);
+		return -1;
+	}
+	if (!write_text(arena_printf(s->arena, "%s/%s.c", dir, name), csrc) ||
+	    !write_text(arena_printf(s->arena, "%s/Kbuild", dir),
+			arena_printf(s->arena, "obj-m := %s.o\n"
+				     "ccflags-y := %s\n", name,
+				     ccflags(s, conf)))) {
+		diag_error_noloc(s, "cannot write the module sources in '%s'",
+				 dir);
+		return -1;
+	}
+	if (run_make(s, dir, false) != 0) {
+		show_log(s, dir);
+		diag_error_noloc(s, "kbuild failed to build '%s.ko'", name);
+		return -1;
+	}
+	kofile = arena_printf(s->arena, "%s/%s.ko", dir, name);
+	if (!file_exists(kofile)) {
+		diag_error_noloc(s, "kbuild did not produce '%s'", kofile);
+		return -1;
+	}
+	*ko = kofile;
+	return 0;
+}
+
+const char *kbuild_cached(struct session *s, uint64_t hash)
+{
+	const char *p = arena_printf(s->arena, "%s/%02x/stap_%016llx.ko",
+				     kbuild_cache_dir(s),
+				     (unsigned)(hash & 0xff),
+				     (unsigned long long)hash);
+
+	return file_exists(p) ? p : NULL;
+}
+
+static bool copy_file(const char *from, const char *to)
+{
+	size_t len;
+	char *data = read_file(from, &len);
+	FILE *f;
+	bool ok;
+
+	if (!data)
+		return false;
+	f = fopen(to, "wb");
+	if (!f) {
+		free(data);
+		return false;
+	}
+	ok = fwrite(data, 1, len, f) == len;
+	ok = (fclose(f) == 0) && ok;
+	free(data);
+	return ok;
+}
+
+const char *kbuild_cache_store(struct session *s, uint64_t hash,
+			       const char *ko)
+{
+	const char *dir = arena_printf(s->arena, "%s/%02x",
+				       kbuild_cache_dir(s),
+				       (unsigned)(hash & 0xff));
+	const char *p = arena_printf(s->arena, "%s/stap_%016llx.ko", dir,
+				     (unsigned long long)hash);
+
+	if (!mkdir_p(dir) || !copy_file(ko, p))
+		return NULL;
+	return p;
+}
+
+bool kbuild_copy(const char *from, const char *to)
+{
+	return copy_file(from, to);
+}

@@ -1,0 +1,95 @@
+/* provider.h - probe providers: each builtin probe point family (begin,
+ * timer, kernel.function, ...) is one struct provider of hooks, found by
+ * matching a probe point against the shapes ("patterns") it declares.
+ */
+#ifndef TAPIR_PROVIDER_H
+#define TAPIR_PROVIDER_H
+
+#include "elab.h"
+
+struct emitter;
+
+/* What a pattern component takes in parentheses. */
+enum pat_arg {
+	PAT_NONE,	/* functor alone */
+	PAT_NUM,	/* functor(number) */
+	PAT_STR,	/* functor("string") */
+};
+
+struct pat_comp {
+	const char *functor;		/* interned */
+	enum pat_arg arg;
+};
+
+#define PROV_MAX_COMPS 8
+
+/* One concrete shape, e.g. timer.ms(NUM).randomize(NUM). */
+struct prov_pattern {
+	const struct provider *prov;
+	int n;
+	struct pat_comp comps[PROV_MAX_COMPS];
+};
+
+/* Handed to the hooks.  In quiet mode (one branch of a wildcard that may
+ * fail without complaint) errors are counted but not printed.
+ */
+struct prov_ctx {
+	struct session *s;
+	bool quiet;
+	int errors;
+};
+
+struct provider {
+	const char *name;
+	/* NULL-terminated shapes: components joined by '.', "(n)" for a
+	 * number, "(s)" for a string; "{a,b}" alternatives nest and
+	 * multiply out, "{,x}" makes x optional.
+	 */
+	const char *const *patterns;
+	/* Recognised but not implemented: every match is an error. */
+	bool unsupported;
+	/* Check the arguments of dp->pp and fill dp->priv; 0 or -1. */
+	int (*build)(struct prov_ctx *c, struct derived_probe *dp);
+	/* Resolve one $target expression of dp's body; NULL when the
+	 * family has no target variables (using one is an error).
+	 */
+	int (*resolve_target)(struct prov_ctx *c, struct derived_probe *dp,
+			      struct expr *e);
+	/* Pass 3: the declarations of dp's mechanism (emit_out(EMIT_DECLS))
+	 * and its registration and teardown (EMIT_START, EMIT_STOP).  NULL
+	 * for begin/end/error/never, which the emitter runs itself.
+	 */
+	void (*emit)(struct emitter *em, struct derived_probe *dp);
+};
+
+/* Every builtin pattern (struct prov_pattern *) into out.  Once per
+ * session: the functors are interned, and interning may be reset
+ * between sessions.
+ */
+void provider_patterns(struct arena *a, struct vec *out);
+
+/* Report through the context: printed unless quiet, always counted. */
+void prov_error(struct prov_ctx *c, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Helpers for build hooks.  pp_comp_of finds the component with this
+ * (interned) functor; pp_num reads its numeric argument.
+ */
+const struct pp_comp *pp_comp_of(const struct probe_point *pp,
+				 const char *functor);
+bool pp_num(const struct probe_point *pp, const char *functor,
+	    int64_t *out);
+/* The kind of a probe point argument (a literal, maybe negated). */
+enum pat_arg pp_arg_kind(const struct expr *arg);
+bool pp_arg_num(const struct expr *arg, int64_t *out);
+/* Canonical text of a probe point: comp(.comp)*, no flags or cond. */
+const char *pp_text(struct arena *a, const struct probe_point *pp);
+
+/* The families, one file each under providers/. */
+extern const struct provider begin_provider;
+extern const struct provider end_provider;
+extern const struct provider error_provider;
+extern const struct provider never_provider;
+extern const struct provider timer_provider;
+
+#endif
