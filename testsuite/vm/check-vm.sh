@@ -64,20 +64,24 @@ packages_of()
 	esac
 }
 
-# newest_kernel FAMILY: the newest /boot/vmlinuz-FAMILY.* release.
+# newest_kernel FAMILY: the newest FAMILY.*-amd64 release in /boot (not
+# the -rt or -cloud flavours).
 newest_kernel()
 {
 	local f
 
-	for f in /boot/vmlinuz-"$1".*; do
-		[ -e "$f" ] && echo "${f#/boot/vmlinuz-}"
+	for f in /boot/vmlinuz-"$1".*[0-9]-amd64; do
+		if [ -e "$f" ]; then
+			echo "${f#/boot/vmlinuz-}"
+		fi
 	done | sort -V | tail -n 1
 }
 
-# Appends to $missing every prerequisite that is not there.
+# Lists in $missing every prerequisite that is not there, choosing the
+# kernels first unless -k named them.
 check_prerequisites()
 {
-	local tool k family
+	local tool k family hint
 
 	missing=()
 	for tool in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static \
@@ -92,18 +96,18 @@ check_prerequisites()
 			if [ -n "$k" ]; then
 				kvers+=("$k")
 			else
-				missing+=("a $family kernel (apt-get install" \
-					  "$(packages_of "$family"))")
+				hint="apt-get install $(packages_of "$family")"
+				missing+=("a $family kernel ($hint)")
 			fi
 		done
 	fi
 	for k in ${kvers[@]+"${kvers[@]}"}; do
+		hint="apt-get install linux-image-$k"
 		[ -r "/boot/vmlinuz-$k" ] ||
-			missing+=("/boot/vmlinuz-$k (apt-get install" \
-				  "linux-image-$k)")
+			missing+=("/boot/vmlinuz-$k ($hint)")
+		hint="apt-get install linux-headers-$k"
 		[ -e "/lib/modules/$k/build/Makefile" ] ||
-			missing+=("headers of $k (apt-get install" \
-				  "linux-headers-$k)")
+			missing+=("the headers of $k ($hint)")
 	done
 }
 
@@ -165,7 +169,8 @@ tap_merge()
 
 boot_kernel()
 {
-	local k=$1 out=$tmp/$k/tap
+	local k=$1
+	local out=$tmp/$k/tap
 
 	if ! "$here/mkinitramfs.sh" -o "$tmp/$k/initrd" -r "$k" \
 	     -t "$tmp/$k/tests" -f "$(command -v env):/usr/local/bin/host-env" \
@@ -182,7 +187,8 @@ boot_kernel()
 # expect the run to fail, naming the warning.
 selftest_warning()
 {
-	local k=$1 out=$tmp/$k/warn.tap
+	local k=$1
+	local out=$tmp/$k/warn.tap
 
 	if "$here/run-vm.sh" -k "$k" -i "$tmp/$k/initrd" -t "$limit" \
 	   -c 'insmod /tests/hello/hello.ko warn=1' >"$out"; then
@@ -217,8 +223,10 @@ main()
 		done
 	fi
 	for name in ${tests[@]+"${tests[@]}"}; do
-		[ -x "$kernel_tests/$name/run" ] ||
-			{ echo "$prog: no test $kernel_tests/$name/run" >&2; exit 2; }
+		if [ ! -x "$kernel_tests/$name/run" ]; then
+			echo "$prog: no test $kernel_tests/$name/run" >&2
+			exit 2
+		fi
 	done
 
 	check_prerequisites

@@ -65,7 +65,7 @@ function marker(s,    w)
 		inside = 1
 	} else if (w[1] == "end") {
 		if (inside && w[2] == cur)
-			finish(cur, field(s, "status"), "")
+			finish(cur, field(s, "status"), field(s, "timeout"))
 		else
 			vm_error("end marker of " w[2] " without its begin")
 		inside = 0
@@ -77,15 +77,16 @@ function marker(s,    w)
 	}
 }
 
+# finish(NAME, STATUS, WHY): the test point of one test; WHY is a reason
+# to fail, or the time limit in seconds that the test reached.
 function finish(name, status, why,    desc, ok, i)
 {
+	if (why ~ /^[0-9]+$/)
+		why = "timed out after " why " s"
 	ok = status == "0" && why == ""
-	desc = name
 	if (status != "" && status != "0")
-		desc = desc " (exit status " status \
-		       (status == "137" || status == "143" ? ", timed out?" : "") ")"
-	if (why != "")
-		desc = desc " (" why ")"
+		why = why (why == "" ? "" : ", ") "exit status " status
+	desc = name (why == "" ? "" : " (" why ")")
 	gsub(/#/, "", desc)	# "#" would start a TAP directive
 	n++
 	print (ok ? "ok " : "not ok ") n " - " desc
@@ -155,6 +156,10 @@ function print_tail(    i)
 {
 	if (died_in != "") {
 		print "# the console ends with the output of " died_in " above"
+		return
+	}
+	if (NR == 0) {
+		print "# the console stayed empty"
 		return
 	}
 	print "# the last lines of the console:"
