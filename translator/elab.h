@@ -55,4 +55,38 @@ void tapset_find_global(struct session *s, const char *name,
 void tapset_find_aliases(struct session *s, const char *pattern,
 			 struct vec *out);
 
+/* Tree walking shared by the pass-2 steps (elide.c).  A callback runs
+ * before the node's children and returns false to skip them; NULL
+ * children (the '*' of a slice) are never passed.
+ */
+struct elab_walk {
+	bool (*expr)(struct elab_walk *w, struct expr *e);
+	bool (*stmt)(struct elab_walk *w, struct stmt *st);
+	void *arg;
+};
+
+void elab_walk_expr(struct elab_walk *w, struct expr *e);
+void elab_walk_stmt(struct elab_walk *w, struct stmt *st);
+
+/* Where an expression begins ("x" of "x + 1", whose loc is the '+'):
+ * messages about a whole expression point there.
+ */
+struct loc elab_expr_start(const struct expr *e);
+
+/* Call fn for each global that embedded code names in a
+ * "pragma:KIND:NAME" comment (KIND is read or write).
+ */
+void elab_pragma_globals(struct session *s, const char *code,
+			 const char *kind,
+			 void (*fn)(struct vardecl *v, void *arg), void *arg);
+
+/* The value "-G name=value" gives global g (the last one), or NULL. */
+const char *elab_global_setting(struct session *s, const struct vardecl *g);
+
+/* Recompute vardecl used/read/written and func used for what the
+ * session keeps (elide.c); elab_check calls it last so that codegen
+ * sees them with or without -u.
+ */
+void elab_mark_usage(struct session *s);
+
 #endif

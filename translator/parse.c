@@ -165,9 +165,11 @@ static void need_lvalue(struct parser *p, const struct token *op,
 		     "element or a target variable", op->text);
 }
 
-/* Index list: expr {',' expr}, with '*' allowed when slices are. */
-static void parse_index_list(struct parser *p, struct vec *out,
-			     bool allow_star, const char *close)
+/* Index list: expr {',' expr}, with '*' allowed when slices are.
+ * Argument lists use it too; only array indexes are limited to 9.
+ */
+static void parse_list(struct parser *p, struct vec *out, bool allow_star,
+		       const char *close, int max)
 {
 	do {
 		if (allow_star && is(peek(p), "*") &&
@@ -178,9 +180,20 @@ static void parse_index_list(struct parser *p, struct vec *out,
 			vec_push(p->a, out, parse_expr(p));
 		}
 	} while (accept(p, ","));
-	if (out->n > MAX_INDEXES)
-		fail(p, peek(p), "too many indexes (at most %d)", MAX_INDEXES);
+	if (out->n > max)
+		fail(p, peek(p), "too many indexes (at most %d)", max);
 	expect(p, close);
+}
+
+static void parse_index_list(struct parser *p, struct vec *out,
+			     bool allow_star, const char *close)
+{
+	parse_list(p, out, allow_star, close, MAX_INDEXES);
+}
+
+static void parse_arg_list(struct parser *p, struct vec *out)
+{
+	parse_list(p, out, false, ")", 1 << 20);
 }
 
 /* Strip trailing '$' pretty-print markers from an identifier. */
@@ -441,7 +454,7 @@ static struct expr *parse_print(struct parser *p, const struct token *id)
 			fail(p, id, "invalid or missing conversion specifier "
 			     "in format at '%s'", bad);
 		if (accept(p, ","))
-			parse_index_list(p, &e->args, false, ")");
+			parse_arg_list(p, &e->args);
 		else
 			expect(p, ")");
 		return e;
@@ -452,7 +465,7 @@ static struct expr *parse_print(struct parser *p, const struct token *id)
 		expect(p, ",");
 	}
 	if (!is(peek(p), ")"))
-		parse_index_list(p, &e->args, false, ")");
+		parse_arg_list(p, &e->args);
 	else
 		next(p);
 	if (is_delim && e->args.n < 1)
@@ -476,7 +489,7 @@ static struct expr *parse_ident_expr(struct parser *p)
 		e->name = id->text;
 		next(p);
 		if (!accept(p, ")"))
-			parse_index_list(p, &e->args, false, ")");
+			parse_arg_list(p, &e->args);
 		return e;
 	}
 	e = new_expr(p, EX_SYM, id);
