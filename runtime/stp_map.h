@@ -61,7 +61,8 @@ int _stp_map_set_str(struct stp_map *m, const struct stp_key *keys,
 struct stp_map_node *_stp_map_lookup_add(struct stp_map *m,
 					 const struct stp_key *keys, int *err);
 /* a[k] <<< v on a statistics array (per-CPU: only the shared lock is
- * needed).
+ * needed).  Every other call on a statistics array reads all CPUs' maps
+ * and needs the exclusive lock.
  */
 int _stp_map_add_stat(struct stp_map *m, const struct stp_key *keys,
 		      int64_t v);
@@ -98,17 +99,28 @@ int64_t *_stp_node_long_ptr(struct stp_map *m, struct stp_map_node *n);
 const char *_stp_node_str(struct stp_map *m, struct stp_map_node *n);
 char *_stp_node_str_buf(struct stp_map *m, struct stp_map_node *n);
 /* The merged statistics of a node of a stat array: valid after
- * _stp_map_agg(m) and until the next change of the array.
+ * _stp_map_agg(m) and until the next change of the array.  A NULL node
+ * (an absent element) gives an empty statistic.
  */
 const struct stp_stat_agg *_stp_node_stat(struct stp_map *m,
 					  struct stp_map_node *n);
 
 /* Statistics arrays keep one map per CPU; reading (foreach, @count(a[k]),
- * print) first merges them.  Needs the array's exclusive lock.
+ * print) first merges them.  Needs the array's exclusive lock.  On a
+ * statistics array, _stp_map_find, _stp_map_size and iteration see the
+ * aggregate as of the last call; _stp_map_exists looks at the per-CPU
+ * maps and is always current.  Elements come out in the order they were
+ * first added on any CPU.  Returns -E2BIG when the elements of all CPUs
+ * together do not fit (the caller raises "aggregation overflow", see
+ * _stp_map_agg_overflow_msg); the aggregate then holds those added last.
+ * A wrapping array never fails: it drops the oldest.  0 otherwise, and
+ * for arrays that are not statistics.
  */
-void _stp_map_agg(struct stp_map *m);
+int _stp_map_agg(struct stp_map *m);
 
 /* "Array overflow, check MAXMAPENTRIES" style text for errors. */
 const char *_stp_map_overflow_msg(struct stp_map *m);
+/* "aggregation overflow in NAME", for a failed _stp_map_agg. */
+const char *_stp_map_agg_overflow_msg(struct stp_map *m);
 
 #endif

@@ -58,18 +58,31 @@ const struct stp_stat_agg *_stp_stat_get(struct stp_stat *st);
 int _stp_stat_extract(const struct stp_stat_desc *d,
 		      const struct stp_stat_agg *a, enum stp_stat_op op,
 		      int64_t *out);
-/* @hist_*(s)[b]: -EINVAL when b is outside the histogram. */
+/* @hist_*(s)[b]: the count of bucket number b, as the established tool
+ * indexes histograms (linear: 0 is underflow, 1 + (v - start) / interval,
+ * buckets - 1 is overflow; log: 64 holds 0, 64 + k holds [2^(k-1), 2^k),
+ * 64 - k holds (-2^k, -2^(k-1)]).  -EINVAL when b is outside.
+ */
 int _stp_stat_bucket(const struct stp_stat_desc *d,
 		     const struct stp_stat_agg *a, int64_t b, int64_t *out);
-/* foreach (b in @hist_*(s)): bucket i (0 <= i < buckets) has index
- * value *key (linear: the bucket's low bound; log: its power of two).
+/* foreach (b in @hist_*(s)) visits every bucket i, 0 <= i < buckets, and
+ * binds b to this: the bucket number i itself, which is what the
+ * established tool gives (and what _stp_stat_bucket takes).
  */
 int64_t _stp_stat_bucket_key(const struct stp_stat_desc *d, int i);
 
 /* Print a histogram as the established tool does (into the probe's
- * print buffer through _stp_print*).
+ * print buffer through _stp_print*).  An empty one prints just the
+ * header and the closing blank line; the translator is expected to raise
+ * "empty aggregate" before printing one, as the established tool does.
  */
 void _stp_stat_print_hist(const struct stp_stat_desc *d,
 			  const struct stp_stat_agg *a);
+/* The same chart into buf (sprint): at most size - 1 bytes and a NUL.
+ * Returns the length of the whole chart, like snprintf.
+ */
+int _stp_stat_sprint_hist(const struct stp_stat_desc *d,
+			  const struct stp_stat_agg *a, char *buf,
+			  size_t size);
 
 #endif
