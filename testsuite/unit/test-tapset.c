@@ -56,6 +56,12 @@ static const struct file library[] = {
 	  "function ov(x) :1 { if (x) next; return 1 }\n"
 	  "function ov(x, y) { return 3 }\n"
 	  "function execname:string() { return \"lib\" }\n" },
+	{ "macro.stp",
+	  "@define plain(a) %( @a + 1 %)\n"
+	  "function uses_macro() { return @plain(1) }\n" },
+	{ "opq/opaque.stp",
+	  "@define mkfunc %( function made_by_macro() { return 7 } %)\n"
+	  "@mkfunc\n" },
 	{ "withprobe.stp",
 	  "global wp_count\n"
 	  "probe begin(-10) { wp_count = 1 }\n"
@@ -176,6 +182,8 @@ static void index_names(void)
 		   "query with a suffix finds the shorter alias");
 	tap_int_eq(count_alias_files(&s, "**"), 2, "'**' query");
 	tap_int_eq(count_functions(&s, "ov"), 1, "one file per query");
+	tap_int_eq(count_functions(&s, "uses_macro"), 1,
+		   "macros in an @define body are not looked at");
 	diag_set_sink(NULL);
 	tap_str_eq(diags.buf ? diags.buf : "", "", "index says nothing");
 	sb_free(&diags);
@@ -261,13 +269,13 @@ static void matching(void)
 	derives("probe timer.*(200) {}", "timer.hz(200) timer.jiffies(200) "
 		"timer.ms(200) timer.msec(200) timer.s(200) timer.sec(200) "
 		"timer.us(200) timer.usec(200)");
-	derives("probe al.* {}", "begin end end");
-	derives("probe al** {}", "begin end end");
+	derives("probe al.* {}", "begin end end begin");
+	derives("probe al** {}", "begin end end begin");
 	derives("probe tick.randomize(5) {}", "timer.ms(100).randomize(5)");
 	derives("probe maybe {}", "end");
 	derives("probe first {}", "begin");
 	derives("probe no.such ?, begin ! , end {}", "begin");
-	derives("probe cond.* ?, begin {}", "begin");
+	derives("probe cond.* ?, begin {}", "end begin begin");
 	says("probe no.such.point {}",
 	     "<input>:1:7: error: no match for probe point 'no.such.point'");
 	says("probe al.*.x {}", "no match for probe point 'al.*.x'");
@@ -382,6 +390,32 @@ static void symbols(void)
 	run(&r, "probe begin { }");
 	tap_int_eq(r.s.library_files.n, 0, "nothing used, nothing pulled");
 	done(&r);
+
+	run(&r, "probe begin { println(uses_macro()) }");
+	tap_ok(!r.rc && r.s.functions.n == 1, "a function using a macro");
+	done(&r);
+}
+
+/* A file that uses a macro at the top level could define anything: it
+ * answers every query (-I puts it on the path).
+ */
+static void opaque(void)
+{
+	struct session s;
+	struct strbuf diags;
+
+	session_init(&s);
+	vec_push(s.arena, &s.opt.include_dirs,
+		 arena_printf(s.arena, "%s/opq", libdir));
+	sb_init(&diags);
+	diag_set_sink(&diags);
+	tap_int_eq(count_functions(&s, "made_by_macro"), 1,
+		   "a macro at the top level makes its file answer");
+	tap_int_eq(count_functions(&s, "fa"), 2, "... every query");
+	diag_set_sink(NULL);
+	tap_str_eq(diags.buf ? diags.buf : "", "", "and it parses");
+	sb_free(&diags);
+	arena_free(s.arena);
 }
 
 int main(void)
@@ -390,6 +424,7 @@ int main(void)
 		    libdir))
 		return tap_done();
 	index_names();
+	opaque();
 	matching();
 	bodies();
 	symbols();

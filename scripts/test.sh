@@ -1,0 +1,29 @@
+#!/bin/bash
+# test.sh - the README's test command: install what is missing, build in
+# build/ with warnings as errors and ASan/UBSan, and run `make check`.
+# The exit status is make check's.
+
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+scripts/setup-deps
+./bootstrap
+
+# An in-tree build (scripts/demo.sh makes one) stops configure from
+# working in build/; demo.sh rebuilds it when it next runs.
+if [ -f config.status ]; then
+	echo "test.sh: removing the in-tree build so that build/ can be used"
+	make distclean >/dev/null
+fi
+
+want="'--enable-werror' '--enable-sanitizers'"
+mkdir -p build
+cd build
+if [ ! -f config.status ] || [ "$(./config.status --config)" != "$want" ]
+then
+	../configure --quiet --enable-werror --enable-sanitizers
+	make clean >/dev/null
+fi
+make -j2
+exec make check
