@@ -1,24 +1,55 @@
 /* stp_string.h - string helpers for generated code: bounded copies and
  * concatenation into MAXSTRINGLEN buffers, fault-safe reads of kernel
- * and user strings, and the regular-expression matcher of =~.
+ * and user strings, and the regular-expression matcher of =~ and !~.
  */
 #ifndef STP_STRING_H
 #define STP_STRING_H
 
 #include "stp_limits.h"
 
-/* dst = src, truncated to MAXSTRINGLEN - 1; returns dst. */
+/* dst = src, cut to MAXSTRINGLEN - 1 bytes; returns dst.  dst may be
+ * src.
+ */
 char *_stp_strcpy(char *dst, const char *src);
-/* dst = a . b (dst may alias a); returns dst. */
+/* dst = a . b, cut to MAXSTRINGLEN - 1 bytes; returns dst.  dst may be
+ * a, b or both (s = s . s); no other overlap is allowed.
+ */
 char *_stp_strcat(char *dst, const char *a, const char *b);
-/* Decimal text of v into a MAXSTRINGLEN buffer. */
+/* Decimal text of v into a MAXSTRINGLEN buffer; returns dst. */
 char *_stp_lltoa(char *dst, int64_t v);
 
-/* s =~ re: re is a POSIX extended regular expression given as a
- * literal; the translator compiles it to a matcher table at build time
- * or passes the pattern here (implementation's choice; see
- * stp_regex.c).  Returns 1 on match.
+/* s =~ re: POSIX extended regular expressions (C locale, bytes; no
+ * backreferences or captures).  Each literal of the script is compiled
+ * once, at module init, into a position automaton of at most
+ * STP_REGEX_MAX_POS characters and anchors (a{3} counts 3); matching
+ * then runs in probe context without allocating, in time linear in the
+ * string.  A zeroed struct stp_regex matches nothing.
  */
-int _stp_regex_match(const char *re, const char *s);
+#ifndef STP_REGEX_MAX_POS
+#define STP_REGEX_MAX_POS 256
+#endif
+
+struct stp_regex {
+	const char *error;	/* why compiling failed, else NULL */
+	unsigned short npos;	/* positions of the automaton */
+	unsigned short nwords;	/* 64-bit words per position set */
+	unsigned short nclass;	/* byte classes */
+	unsigned char nullable;	/* matches "" (so every string) */
+	unsigned char anchored;	/* every match starts at ^ */
+	unsigned char byte_class[256];	/* byte -> class */
+	uint64_t *sets;		/* the tables (stp_regex.c) */
+};
+
+/* Init only (may sleep).  pattern is the regex text itself (a script
+ * literal "a\\.b" arrives as a\.b).  Returns 0, -EINVAL for a
+ * malformed pattern, -E2BIG when it needs more than STP_REGEX_MAX_POS
+ * positions or nests too deeply, -ENOMEM; re->error then names the
+ * problem.
+ */
+int _stp_regex_compile(struct stp_regex *re, const char *pattern);
+/* Any context: 1 when some substring of s matches, else 0. */
+int _stp_regex_exec(const struct stp_regex *re, const char *s);
+/* Exit only; harmless on a regex that is zeroed, failed or freed. */
+void _stp_regex_free(struct stp_regex *re);
 
 #endif
