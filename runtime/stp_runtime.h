@@ -14,7 +14,4 @@
 #include "stp_map.h"
 #include "stp_transport.h"
 
-/* What an absent element of a statistics array reads as. */
-static const struct stp_stat_agg stp_empty_stat;
-
 #endif

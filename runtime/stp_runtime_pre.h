@@ -25,6 +25,7 @@
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
 #include <linux/kprobes.h>
+#include <asm/irq_regs.h>
 
 #include "stp_limits.h"
 

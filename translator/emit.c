@@ -294,8 +294,7 @@ static void gen_stat_extract(struct emitter *em, struct strbuf *o,
 		sb_printf(o, "struct stp_map_node *__n; _stp_map_agg(%s); "
 			  "__n = _stp_map_find(%s, ", m, m);
 		gen_keys(em, o, &s->args);
-		sb_printf(o, "); __a = __n ? _stp_node_stat(%s, __n) : "
-			  "&stp_empty_stat; ", m);
+		sb_printf(o, "); __a = _stp_node_stat(%s, __n); ", m);
 	} else {
 		desc = arena_printf(em->s->arena, "&%s_desc",
 				    var_cname(em, s->var));
@@ -1172,17 +1171,82 @@ static void name_globals(struct emitter *em)
 	}
 }
 
+/* What the script extracts from one statistic: the histogram it draws
+ * (pass 2 made every use agree) and whether it needs the variance.
+ */
+struct stat_use {
+	struct elab_walk w;
+	const struct vardecl *v;
+	const struct expr *hist;
+	const struct expr *variance;
+};
+
+static const struct vardecl *stat_var_of(const struct expr *e)
+{
+	if (e->kind == EX_INDEX)
+		e = e->a;
+	return e->kind == EX_SYM ? e->var : NULL;
+}
+
+static bool stat_use_cb(struct elab_walk *w, struct expr *e)
+{
+	struct stat_use *u = (struct stat_use *)w;
+
+	if (e->kind == EX_HIST && stat_var_of(e->a) == u->v)
+		u->hist = e;
+	if (e->kind == EX_STAT && e->stat == STAT_VARIANCE &&
+	    stat_var_of(e->a) == u->v)
+		u->variance = e;
+	return true;
+}
+
+static bool stat_use_stmt_cb(struct elab_walk *w, struct stmt *st)
+{
+	if (st->kind == ST_FOREACH && st->base && st->base->kind == EX_HIST)
+		stat_use_cb(w, st->base);
+	return true;
+}
+
 static void stat_desc(struct emitter *em, struct strbuf *o,
 		      const struct vardecl *v, const char *name)
 {
-	(void)em;
-	(void)v;
-	/* every aggregate is kept: the script may extract any of them */
+	struct session *s = em->s;
+	struct stat_use u;
+	int i;
+
+	memset(&u, 0, sizeof(u));
+	u.w.expr = stat_use_cb;
+	u.w.stmt = stat_use_stmt_cb;
+	u.v = v;
+	for (i = 0; i < s->probes.n; i++)
+		elab_walk_stmt(&u.w, ((struct derived_probe *)
+				      s->probes.items[i])->body);
+	for (i = 0; i < s->functions.n; i++) {
+		struct func *f = s->functions.items[i];
+
+		if (f->body)
+			elab_walk_stmt(&u.w, f->body);
+	}
 	sb_printf(o, "static const struct stp_stat_desc %s = {\n"
-		  "\t.ops = 0x3f,\n"
-		  "\t.hist = STP_HIST_LOG,\n"
-		  "\t.buckets = STP_MAX_BUCKETS,\n"
-		  "};\n", name);
+		  "\t.ops = 0x%x,\n", name,
+		  u.variance ? 0x3f : 0x1f);
+	if (u.variance && u.variance->b)
+		sb_printf(o, "\t.variance_shift = %" PRId64 ",\n",
+			  u.variance->b->num);
+	if (u.hist && u.hist->hist == HIST_LINEAR) {
+		int64_t lo = ((struct expr *)u.hist->args.items[0])->num;
+		int64_t hi = ((struct expr *)u.hist->args.items[1])->num;
+		int64_t w = ((struct expr *)u.hist->args.items[2])->num;
+
+		sb_printf(o, "\t.hist = STP_HIST_LINEAR,\n"
+			  "\t.start = %" PRId64 ",\n\t.stop = %" PRId64 ",\n"
+			  "\t.interval = %" PRId64 ",\n\t.buckets = %" PRId64
+			  ",\n", lo, hi, w, (hi - lo) / w + 3);
+	} else if (u.hist) {
+		sb_puts(o, "\t.hist = STP_HIST_LOG,\n"
+			"\t.buckets = STP_MAX_BUCKETS,\n");
+	}
+	sb_puts(o, "};\n");
 }
 
 static void gen_global_decl(struct emitter *em, struct strbuf *o,
@@ -1792,6 +1856,10 @@ static void gen_globals_init(struct emitter *em, struct strbuf *o)
 	sb_puts(o, "\treturn 0;\nfail:\n\tstp_globals_free();\n"
 		"\treturn -ENOMEM;\n}\n\n");
 	sb_puts(o, "void stp_globals_free(void)\n{\n");
+	if (em->regexes.n)
+		sb_printf(o, "\tint i;\n\n\tfor (i = 0; i < %d; i++)\n"
+			  "\t\t_stp_regex_free(&stp_regex[i]);\n",
+			  em->regexes.n);
 	for (i = 0; i < s->globals.n; i++) {
 		const struct vardecl *v = s->globals.items[i];
 		const char *n = v->priv;
@@ -1985,6 +2053,8 @@ static void assemble(struct emitter *em, struct strbuf *out)
 		gen_global_decl(em, out, s->globals.items[i]);
 	gen_module_params(em, out);
 	gen_prototypes(em, out);
+	sb_printf(out, "static struct stp_probe stp_probes[%d];\n\n",
+		  s->probes.n ? s->probes.n : 1);
 	sb_puts(out, em->decls.buf ? em->decls.buf : "");
 	gen_embedded_macros(out);
 	gen_function_bodies(em, out, true);

@@ -277,9 +277,20 @@ static const char *staprun_path(struct session *s)
 	if (p && *p)
 		return p;
 	if (s->argv0_dir) {
-		p = arena_printf(s->arena, "%s/staprun", s->argv0_dir);
-		if (access(p, X_OK) == 0)
-			return p;
+		/* installed beside stap, or in a build tree's staprun/ */
+		static const char *const rel[] = { "staprun",
+						   "staprun/staprun" };
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(rel); i++) {
+			struct stat st;
+
+			p = arena_printf(s->arena, "%s/%s", s->argv0_dir,
+					 rel[i]);
+			if (stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+			    access(p, X_OK) == 0)
+				return p;
+		}
 	}
 	return "staprun";
 }
