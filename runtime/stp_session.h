@@ -56,4 +56,20 @@ void _stp_probe_skipped(void);
 /* The target of -x PID / -c CMD, 0 when none; set by staprun at START. */
 pid_t _stp_target_pid(void);
 
+/* ---- Driven by module init/exit and the control channel ------------ */
+
+/* Module init is complete: START may be accepted. */
+void _stp_session_ready(void);
+/* staprun's START and EXIT (process context, from the control file's
+ * write()).  They are carried out by a work item, which answers with
+ * START{rc} and EXIT{...}: staprun keeps reading output meanwhile.
+ * START returns -EAGAIN before init is complete, -EBUSY when repeated.
+ */
+int _stp_session_start_cmd(pid_t target);
+void _stp_session_exit_cmd(void);
+/* The control file was closed: without EXIT, stop anyway (no reply). */
+void _stp_session_detached(void);
+/* Module exit: wait for the work item, stop if still running. */
+void _stp_session_shutdown(void);
+
 #endif

@@ -25,4 +25,45 @@ void _stp_transport_write(const char *data, size_t len);
 void _stp_ctl_warn(const char *text);
 void _stp_ctl_error(const char *text);
 
+/* ---- Between the runtime's own files (session, control, relay) ---- */
+
+struct dentry;
+struct stp_msg_transport;
+
+/* The module's directory, debugfs/systemtap/MODULE/ (NULL before init). */
+struct dentry *_stp_transport_dir(void);
+/* What the TRANSPORT message tells staprun about the relay buffers. */
+void _stp_transport_info(struct stp_msg_transport *t);
+/* Periodic, process context: move data waiting in the overflow areas
+ * into the relay buffers on their own CPUs.
+ */
+void _stp_transport_kick(void);
+/* End of the run, process context, no probe running: push all waiting
+ * output into the relay buffers (waiting for staprun while it is
+ * attached and reading) and mark the buffers readable.
+ */
+void _stp_transport_flush(void);
+/* Bytes of output dropped so far. */
+u64 _stp_transport_lost(void);
+
+/* The control channel (stp_ctl.c): set up under dir, torn down. */
+int _stp_ctl_init(struct dentry *dir);
+void _stp_ctl_exit(void);
+/* A message to staprun from process context; replies may use the few
+ * buffers kept back from warnings.  0 or -ENOSPC.
+ */
+int _stp_ctl_send(u32 type, const void *data, size_t len, bool reply);
+/* Text for staprun's stderr, any context; type is STP_MSG_WARNING or
+ * STP_MSG_ERROR.  The text is sent as written (a newline is added when
+ * it lacks one).
+ */
+void _stp_ctl_printf(u32 type, bool reply, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Ask staprun for EXIT, any context; sent once. */
+void _stp_ctl_request_exit(void);
+/* Whether staprun has the control file open. */
+bool _stp_ctl_attached(void);
+/* Messages dropped because the queue was full. */
+unsigned int _stp_ctl_dropped(void);
+
 #endif

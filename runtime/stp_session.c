@@ -1,0 +1,232 @@
+/* stp_session.c - the life of a loaded module: the session state
+ * machine, START and EXIT as staprun sends them (or as a vanished
+ * staprun implies), exit(), script errors, skipped probes and the
+ * closing report.
+ */
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/workqueue.h>
+
+#include "msg.h"
+#include "stp_session.h"
+#include "stp_transport.h"
+#include "tapset-api.h"
+
+atomic_t _stp_session_state = ATOMIC_INIT(STAP_SESSION_STARTING);
+atomic_t _stp_error_count = ATOMIC_INIT(0);
+atomic_t _stp_skipped_count = ATOMIC_INIT(0);
+
+static pid_t _stp_sess_target;
+static pid_t _stp_sess_stapio;
+static bool _stp_sess_ready;		/* module init is complete */
+static unsigned long _stp_sess_start_taken; /* bit 0: START accepted */
+static bool _stp_sess_started;		/* stp_probes_start() succeeded */
+static bool _stp_sess_stopped;		/* the stop sequence has run */
+static bool _stp_sess_failed;		/* the run ended in error */
+static atomic_t _stp_sess_skip_told = ATOMIC_INIT(0);
+
+/* What the work item has to do, bits of _stp_sess_todo. */
+enum {
+	STP_SESS_START,
+	STP_SESS_EXIT,			/* stop, then answer EXIT */
+	STP_SESS_DETACH,		/* stop, nobody to answer */
+};
+
+static unsigned long _stp_sess_todo;
+static DEFINE_MUTEX(_stp_sess_mutex);
+
+pid_t _stp_target_pid(void)
+{
+	return READ_ONCE(_stp_sess_target);
+}
+
+pid_t _stp_stapio_pid(void)
+{
+	return READ_ONCE(_stp_sess_stapio);
+}
+
+/* Only root loads modules: every session is privileged. */
+int _stp_is_myproc(void)
+{
+	return 1;
+}
+
+/* Leave RUNNING, or STARTING while begin probes run, for state to.
+ * False when the session had left them already (nothing to ask then).
+ */
+static bool _stp_sess_leave_running(int to)
+{
+	if (atomic_cmpxchg(&_stp_session_state, STAP_SESSION_RUNNING, to) ==
+	    STAP_SESSION_RUNNING)
+		return true;
+	return atomic_cmpxchg(&_stp_session_state, STAP_SESSION_STARTING,
+			      to) == STAP_SESSION_STARTING;
+}
+
+void _stp_request_exit(void)
+{
+	if (_stp_sess_leave_running(STAP_SESSION_STOPPING))
+		_stp_ctl_request_exit();
+}
+
+/* Errors end the run through the error probes instead of the end ones. */
+static void _stp_sess_fail(void)
+{
+	if (_stp_sess_leave_running(STAP_SESSION_ERROR))
+		_stp_ctl_request_exit();
+}
+
+void _stp_soft_error(const char *msg, const char *where)
+{
+	if (where && *where)
+		_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: %s near %s\n",
+				msg, where);
+	else
+		_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: %s\n", msg);
+	if (atomic_inc_return(&_stp_error_count) > MAXERRORS)
+		_stp_sess_fail();
+}
+
+void _stp_probe_skipped(void)
+{
+	if (atomic_inc_return(&_stp_skipped_count) <= MAXSKIPPED)
+		return;
+	if (atomic_cmpxchg(&_stp_sess_skip_told, 0, 1))
+		return;
+	_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: Skipped too many "
+			"probes, check MAXSKIPPED or try again with stap -t "
+			"for more details.\n");
+	_stp_sess_fail();
+}
+
+/* ---- START and EXIT, carried out by the work item ------------------- */
+
+static void _stp_sess_do_start(void)
+{
+	struct stp_msg_start_rc r = { 0 };
+
+	if (_stp_sess_stopped) {
+		r.rc = -ESRCH;		/* EXIT came first */
+	} else {
+		r.rc = stp_probes_start();
+		if (r.rc) {
+			/* Nothing is armed: stopping only flushes. */
+			atomic_set(&_stp_session_state, STAP_SESSION_ERROR);
+			_stp_sess_failed = true;
+		} else {
+			_stp_sess_started = true;
+		}
+	}
+	_stp_ctl_send(STP_MSG_START, &r, sizeof(r), true);
+}
+
+/* The closing lines on stderr; they may use the reserved buffers. */
+static void _stp_sess_report(void)
+{
+	int errors = atomic_read(&_stp_error_count);
+	int skipped = atomic_read(&_stp_skipped_count);
+	unsigned int dropped = _stp_ctl_dropped();
+	u64 lost = _stp_transport_lost();
+
+	if (errors || skipped)
+		_stp_ctl_printf(STP_MSG_WARNING, true, "WARNING: Number of "
+				"errors: %d, skipped probes: %d\n", errors,
+				skipped);
+	if (lost)
+		_stp_ctl_printf(STP_MSG_WARNING, true, "WARNING: %llu bytes "
+				"of output were lost: staprun fell behind "
+				"(stap -s MB gives larger buffers)\n",
+				(unsigned long long)lost);
+	if (dropped)
+		_stp_ctl_printf(STP_MSG_WARNING, true, "WARNING: %u warning "
+				"and error messages were dropped (too many at "
+				"once)\n", dropped);
+}
+
+static void _stp_sess_do_stop(bool reply)
+{
+	struct stp_msg_exit_rc r = { 0 };
+
+	if (!_stp_sess_stopped) {
+		_stp_sess_stopped = true;
+		if (_stp_sess_started) {
+			_stp_sess_leave_running(STAP_SESSION_STOPPING);
+			stp_probes_stop();
+		}
+		if (atomic_read(&_stp_session_state) == STAP_SESSION_ERROR)
+			_stp_sess_failed = true;
+		_stp_transport_flush();
+		_stp_sess_report();
+		atomic_set(&_stp_session_state, STAP_SESSION_STOPPED);
+	}
+	if (!reply)
+		return;
+	r.errors = atomic_read(&_stp_error_count);
+	r.skipped = atomic_read(&_stp_skipped_count);
+	r.lost = _stp_transport_lost();
+	r.failed = _stp_sess_failed;
+	_stp_ctl_send(STP_MSG_EXIT, &r, sizeof(r), true);
+}
+
+/* One work item does everything, in the order staprun asked: an EXIT
+ * that arrives while the begin probes run waits for them.
+ */
+static void _stp_sess_work_fn(struct work_struct *work)
+{
+	mutex_lock(&_stp_sess_mutex);
+	if (test_and_clear_bit(STP_SESS_START, &_stp_sess_todo))
+		_stp_sess_do_start();
+	if (test_and_clear_bit(STP_SESS_EXIT, &_stp_sess_todo))
+		_stp_sess_do_stop(true);
+	if (test_and_clear_bit(STP_SESS_DETACH, &_stp_sess_todo))
+		_stp_sess_do_stop(false);
+	mutex_unlock(&_stp_sess_mutex);
+}
+
+static DECLARE_WORK(_stp_sess_work, _stp_sess_work_fn);
+
+static void _stp_sess_queue(int what)
+{
+	set_bit(what, &_stp_sess_todo);
+	queue_work(system_long_wq, &_stp_sess_work);
+}
+
+void _stp_session_ready(void)
+{
+	WRITE_ONCE(_stp_sess_ready, true);
+}
+
+int _stp_session_start_cmd(pid_t target)
+{
+	if (!READ_ONCE(_stp_sess_ready))
+		return -EAGAIN;
+	if (test_and_set_bit(0, &_stp_sess_start_taken))
+		return -EBUSY;
+	WRITE_ONCE(_stp_sess_target, target);
+	WRITE_ONCE(_stp_sess_stapio, task_tgid_nr(current));
+	_stp_sess_queue(STP_SESS_START);
+	return 0;
+}
+
+void _stp_session_exit_cmd(void)
+{
+	_stp_sess_queue(STP_SESS_EXIT);
+}
+
+void _stp_session_detached(void)
+{
+	_stp_sess_queue(STP_SESS_DETACH);
+}
+
+/* The control file is closed by now (it holds a module reference), so
+ * nothing queues more work.
+ */
+void _stp_session_shutdown(void)
+{
+	WRITE_ONCE(_stp_sess_ready, false);
+	flush_work(&_stp_sess_work);
+	mutex_lock(&_stp_sess_mutex);
+	_stp_sess_do_stop(false);
+	mutex_unlock(&_stp_sess_mutex);
+}

@@ -1,0 +1,174 @@
+/* modload.c - module insertion with its parameters, removal, and the
+ * debugfs mount: the only places staprun changes what the kernel runs.
+ */
+#define _GNU_SOURCE
+#include "modload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEBUGFS_PATH "/sys/kernel/debug"
+#define DEBUGFS_MAGIC_NUMBER 0x64626720
+/* How long removal waits for the last reference to go: 5 s. */
+#define REMOVE_TRIES 50
+#define REMOVE_DELAY_NS 100000000L
+
+/* A growing parameter string, "a=1 b=\"x y\" ...". */
+struct params {
+	char *s;
+	size_t len, cap;
+};
+
+static int params_add(struct params *p, const char *text, size_t n)
+{
+	char *ns;
+
+	if (p->len + n + 1 > p->cap) {
+		size_t cap = (p->len + n + 1) * 2;
+
+		ns = realloc(p->s, cap);
+		if (!ns)
+			return -ENOMEM;
+		p->s = ns;
+		p->cap = cap;
+	}
+	memcpy(p->s + p->len, text, n);
+	p->len += n;
+	p->s[p->len] = '\0';
+	return 0;
+}
+
+/* name=value as the kernel's parser wants it: a value with blanks goes
+ * in double quotes, which are the only thing it cannot carry.
+ */
+static int params_var(struct params *p, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	bool quote = strpbrk(eq + 1, " \t\n") != NULL || !eq[1];
+	int err;
+
+	if (strchr(eq + 1, '"')) {
+		fprintf(stderr, "staprun: module argument '%s' cannot "
+			"contain '\"'\n", arg);
+		return -EINVAL;
+	}
+	err = p->len ? params_add(p, " ", 1) : 0;
+	err = err ?: params_add(p, arg, (size_t)(eq + 1 - arg));
+	err = err ?: (quote ? params_add(p, "\"", 1) : 0);
+	err = err ?: params_add(p, eq + 1, strlen(eq + 1));
+	err = err ?: (quote ? params_add(p, "\"", 1) : 0);
+	return err;
+}
+
+static int build_params(const struct staprun_options *o, struct params *p)
+{
+	char buf[64];
+	int i, err = params_add(p, "", 0);
+
+	for (i = 0; !err && i < o->nmodule_vars; i++)
+		err = params_var(p, o->module_vars[i]);
+	if (!err && o->buffer_mb) {
+		snprintf(buf, sizeof(buf), "_stp_bufsize=%d", o->buffer_mb);
+		err = params_var(p, buf);
+	}
+	if (!err && o->bulk)
+		err = params_var(p, "_stp_bulkmode=1");
+	if (err == -ENOMEM)
+		fputs("staprun: out of memory\n", stderr);
+	return err;
+}
+
+/* What to try when the kernel says no, for the errors it often says. */
+static const char *insert_hint(int err)
+{
+	switch (err) {
+	case EEXIST:
+		return " (a module of that name is loaded already)";
+	case ENOEXEC:
+		return " (not a kernel module, or built for another kernel)";
+	case EINVAL:
+		return " (see the kernel log: a bad module argument, or a "
+		       "module for another kernel)";
+	case ENOSYS:
+		return " (this kernel cannot load modules)";
+	case EKEYREJECTED:
+	case EPERM:
+		return " (module signatures or lockdown may forbid it)";
+	default:
+		return "";
+	}
+}
+
+int modload_insert(const struct staprun_options *o)
+{
+	struct params p = { 0 };
+	int fd, err = 0;
+
+	fd = open(o->module_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		fprintf(stderr, "staprun: couldn't insert module '%s': %s\n",
+			o->module_path, strerror(err));
+		return -err;
+	}
+	if (build_params(o, &p)) {
+		err = EINVAL;
+		goto out;
+	}
+	if (o->verbose)
+		fprintf(stderr, "staprun: inserting %s with '%s'\n",
+			o->module_path, p.s);
+	if (syscall(SYS_finit_module, fd, p.s, 0) < 0) {
+		err = errno;
+		fprintf(stderr, "staprun: couldn't insert module '%s': %s%s\n",
+			o->module_path, strerror(err), insert_hint(err));
+	}
+out:
+	free(p.s);
+	close(fd);
+	return -err;
+}
+
+int modload_remove(const char *name, int verbose)
+{
+	const struct timespec delay = { 0, REMOVE_DELAY_NS };
+	int i, err = 0;
+
+	if (verbose)
+		fprintf(stderr, "staprun: removing module %s\n", name);
+	for (i = 0; i < REMOVE_TRIES; i++) {
+		if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0)
+			return 0;
+		err = errno;
+		if (err != EAGAIN && err != EBUSY)
+			break;
+		nanosleep(&delay, NULL);
+	}
+	fprintf(stderr, "staprun: couldn't remove module '%s': %s\n", name,
+		strerror(err));
+	return -err;
+}
+
+int modload_debugfs(void)
+{
+	struct statfs st;
+	int err;
+
+	if (statfs(DEBUGFS_PATH, &st) == 0 &&
+	    (unsigned long)st.f_type == DEBUGFS_MAGIC_NUMBER)
+		return 0;
+	if (mount("debugfs", DEBUGFS_PATH, "debugfs", 0, NULL) == 0)
+		return 0;
+	err = errno;
+	fprintf(stderr, "staprun: debugfs is not mounted on %s and could "
+		"not be: %s\n", DEBUGFS_PATH, strerror(err));
+	return -err;
+}

@@ -1,0 +1,22 @@
+/* modload.h - putting a module into the kernel and taking it out, and
+ * the debugfs mount that its control and output files live on.
+ */
+#ifndef TAPIR_MODLOAD_H
+#define TAPIR_MODLOAD_H
+
+#include "staprun.h"
+
+/* finit_module() with the var=val arguments and the buffer options as
+ * module parameters.  0 or -errno, the message printed.
+ */
+int modload_insert(const struct staprun_options *o);
+/* delete_module(), retried while the module is still busy for a moment.
+ * 0 or -errno, the message printed.
+ */
+int modload_remove(const char *name, int verbose);
+/* Mount debugfs on /sys/kernel/debug unless it is there.  0 or -errno,
+ * the message printed.
+ */
+int modload_debugfs(void);
+
+#endif

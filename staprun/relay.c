@@ -1,0 +1,338 @@
+/* relay.c - the output side of staprun: the per-CPU relay files of the
+ * module, read without blocking, and the files they are copied to (one
+ * merged stream, or one file per CPU in bulk mode).
+ */
+#define _GNU_SOURCE
+#include "relay.h"
+
+#include "../runtime/msg.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define READ_BUF_SIZE (256 * 1024)
+/* Reads of one CPU per relay_read(), so that a busy CPU cannot starve
+ * the others.
+ */
+#define READS_PER_CPU 8
+/* An unfinished line longer than this is written out unfinished: the
+ * output is binary, or a line really is that long.
+ */
+#define CARRY_MAX (64 * 1024)
+
+struct relay_cpu {
+	int fd;				/* traceN; -1: no such CPU */
+	int out_fd;			/* bulk: this CPU's file */
+	char *carry;			/* merged: unfinished last line */
+	size_t carry_len;
+};
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	ssize_t w;
+
+	while (n) {
+		w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* A failed output stops all output (a closed pipe is not an error to
+ * report: the reader went away).
+ */
+static int output(struct relay *r, int fd, const char *p, size_t n)
+{
+	int err;
+
+	if (r->broken)
+		return 0;
+	err = write_all(fd, p, n);
+	if (err) {
+		if (err != -EPIPE)
+			fprintf(stderr, "staprun: cannot write the output: "
+				"%s\n", strerror(-err));
+		r->broken = true;
+		return err;
+	}
+	r->bytes += n;
+	return 0;
+}
+
+/* -o FILE with its strftime escapes expanded, plus a suffix. */
+static int output_name(const char *pattern, const char *suffix, char *out,
+		       size_t size)
+{
+	char name[PATH_MAX];
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t n = 0;
+
+	if (localtime_r(&now, &tm))
+		n = strftime(name, sizeof(name), pattern, &tm);
+	/* 0 also means an empty expansion: keep the pattern then. */
+	if (!n && snprintf(name, sizeof(name), "%s", pattern) >=
+		  (int)sizeof(name))
+		return -ENAMETOOLONG;
+	if (snprintf(out, size, "%s%s", name, suffix) >= (int)size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int open_output(const char *pattern, const char *suffix)
+{
+	char name[PATH_MAX];
+	int fd, err;
+
+	err = output_name(pattern, suffix, name, sizeof(name));
+	if (err) {
+		fprintf(stderr, "staprun: output file name '%s' is too "
+			"long\n", pattern);
+		return err;
+	}
+	fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		err = -errno;
+		fprintf(stderr, "staprun: cannot open the output file %s: "
+			"%s\n", name, strerror(-err));
+	}
+	return fd < 0 ? err : fd;
+}
+
+/* Bulk files: FILE_N for -o FILE, stpd_cpuN otherwise. */
+static int open_bulk_outputs(struct relay *r)
+{
+	char suffix[32];
+	int i, fd;
+
+	for (i = 0; i < r->ncpus; i++) {
+		if (r->cpus[i].fd < 0)
+			continue;
+		if (r->pattern) {
+			snprintf(suffix, sizeof(suffix), "_%d", i);
+			fd = open_output(r->pattern, suffix);
+		} else {
+			snprintf(suffix, sizeof(suffix), "stpd_cpu%d", i);
+			fd = open_output(suffix, "");
+		}
+		if (fd < 0)
+			return fd;
+		r->cpus[i].out_fd = fd;
+	}
+	return 0;
+}
+
+static int open_traces(struct relay *r, const char *dir)
+{
+	char path[PATH_MAX];
+	int i, found = 0, err;
+
+	for (i = 0; i < r->ncpus; i++) {
+		snprintf(path, sizeof(path), "%s/%s%d", dir, STP_RELAY_NAME, i);
+		r->cpus[i].fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (r->cpus[i].fd >= 0) {
+			found++;
+		} else if (errno != ENOENT) {
+			err = -errno;
+			fprintf(stderr, "staprun: cannot open %s: %s\n", path,
+				strerror(-err));
+			return err;
+		}
+	}
+	if (!found) {
+		fprintf(stderr, "staprun: no output files %s/%s*\n", dir,
+			STP_RELAY_NAME);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int relay_open(struct relay *r, const char *dir, int ncpus, bool bulk,
+	       const char *pattern)
+{
+	int i, err;
+
+	memset(r, 0, sizeof(*r));
+	r->out_fd = -1;
+	r->bulk = bulk;
+	r->pattern = pattern;
+	r->ncpus = ncpus;
+	r->cpus = calloc((size_t)ncpus, sizeof(*r->cpus));
+	r->buf = malloc(READ_BUF_SIZE);
+	if (!r->cpus || !r->buf) {
+		fputs("staprun: out of memory\n", stderr);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ncpus; i++)
+		r->cpus[i].fd = r->cpus[i].out_fd = -1;
+	err = open_traces(r, dir);
+	if (err)
+		return err;
+	if (bulk)
+		return open_bulk_outputs(r);
+	r->out_fd = pattern ? open_output(pattern, "") : STDOUT_FILENO;
+	return r->out_fd < 0 ? r->out_fd : 0;
+}
+
+int relay_poll_fds(const struct relay *r, struct pollfd *fds, int max)
+{
+	int i, n = 0;
+
+	for (i = 0; i < r->ncpus && n < max; i++) {
+		if (r->cpus[i].fd < 0)
+			continue;
+		fds[n].fd = r->cpus[i].fd;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+/* Keep the unfinished line of a CPU until its end arrives. */
+static int carry_add(struct relay *r, struct relay_cpu *c, const char *p,
+		     size_t n)
+{
+	int err;
+
+	if (c->carry_len + n > CARRY_MAX) {
+		err = output(r, r->out_fd, c->carry, c->carry_len);
+		c->carry_len = 0;
+		return err ?: output(r, r->out_fd, p, n);
+	}
+	if (!c->carry) {
+		c->carry = malloc(CARRY_MAX);
+		if (!c->carry) {
+			fputs("staprun: out of memory\n", stderr);
+			return output(r, r->out_fd, p, n);
+		}
+	}
+	memcpy(c->carry + c->carry_len, p, n);
+	c->carry_len += n;
+	return 0;
+}
+
+/* Merged output carries whole lines only, so that lines printed on two
+ * CPUs at once come out one after the other, never mixed.
+ */
+static int emit(struct relay *r, struct relay_cpu *c, const char *p,
+		size_t n)
+{
+	const char *nl;
+	size_t whole;
+	int err = 0;
+
+	if (r->bulk)
+		return output(r, c->out_fd, p, n);
+	nl = memrchr(p, '\n', n);
+	if (!nl)
+		return carry_add(r, c, p, n);
+	whole = (size_t)(nl + 1 - p);
+	if (c->carry_len) {
+		err = output(r, r->out_fd, c->carry, c->carry_len);
+		c->carry_len = 0;
+	}
+	err = err ?: output(r, r->out_fd, p, whole);
+	return err ?: (whole < n ? carry_add(r, c, p + whole, n - whole) : 0);
+}
+
+static ssize_t read_cpu(struct relay *r, struct relay_cpu *c, int *err)
+{
+	ssize_t n, total = 0;
+	int i;
+
+	for (i = 0; i < READS_PER_CPU; i++) {
+		n = read(c->fd, r->buf, READ_BUF_SIZE);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += n;
+		if (!*err)
+			*err = emit(r, c, r->buf, (size_t)n);
+		if (n < READ_BUF_SIZE)
+			break;
+	}
+	return total;
+}
+
+ssize_t relay_read(struct relay *r)
+{
+	ssize_t total = 0;
+	int i, err = 0;
+
+	for (i = 0; i < r->ncpus; i++)
+		if (r->cpus[i].fd >= 0)
+			total += read_cpu(r, &r->cpus[i], &err);
+	return err ? err : total;
+}
+
+static void flush_carries(struct relay *r)
+{
+	int i;
+
+	for (i = 0; i < r->ncpus; i++) {
+		if (r->cpus[i].carry_len)
+			output(r, r->out_fd, r->cpus[i].carry,
+			       r->cpus[i].carry_len);
+		r->cpus[i].carry_len = 0;
+	}
+}
+
+void relay_drain(struct relay *r)
+{
+	if (!r->cpus)
+		return;
+	while (relay_read(r) > 0)
+		;
+	flush_carries(r);
+}
+
+/* FILE.1, FILE.2, ... after FILE; the script asks with switch_file(). */
+int relay_switch_file(struct relay *r)
+{
+	char suffix[32];
+	int fd;
+
+	if (r->bulk || !r->pattern)
+		return 0;
+	relay_drain(r);
+	snprintf(suffix, sizeof(suffix), ".%d", ++r->switches);
+	fd = open_output(r->pattern, suffix);
+	if (fd < 0)
+		return fd;
+	close(r->out_fd);
+	r->out_fd = fd;
+	return 0;
+}
+
+void relay_close(struct relay *r)
+{
+	int i;
+
+	for (i = 0; r->cpus && i < r->ncpus; i++) {
+		if (r->cpus[i].fd >= 0)
+			close(r->cpus[i].fd);
+		if (r->cpus[i].out_fd >= 0)
+			close(r->cpus[i].out_fd);
+		free(r->cpus[i].carry);
+	}
+	if (r->out_fd > STDERR_FILENO)
+		close(r->out_fd);
+	free(r->cpus);
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+	r->out_fd = -1;
+}

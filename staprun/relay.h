@@ -1,0 +1,48 @@
+/* relay.h - the script's output: reading the module's per-CPU relay
+ * files and writing what they hold to stdout, to -o FILE, or in bulk
+ * mode to one file per CPU.
+ */
+#ifndef TAPIR_RELAY_H
+#define TAPIR_RELAY_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct relay_cpu;
+
+struct relay {
+	struct relay_cpu *cpus;
+	int ncpus;			/* entries of cpus */
+	bool bulk;
+	const char *pattern;		/* -o FILE as given, or NULL */
+	int out_fd;			/* merged output (not bulk) */
+	int switches;			/* switch_file() calls so far */
+	bool broken;			/* the output could not be written */
+	char *buf;			/* read buffer */
+	unsigned long long bytes;	/* copied so far */
+};
+
+/* Open DIR/trace0..traceN-1 (those that exist: CPUs that are online)
+ * and the output.  0 or -errno, the message printed.
+ */
+int relay_open(struct relay *r, const char *dir, int ncpus, bool bulk,
+	       const char *pattern);
+/* Fill fds with the relay files to poll (POLLIN: a full sub-buffer);
+ * returns how many, at most max.
+ */
+int relay_poll_fds(const struct relay *r, struct pollfd *fds, int max);
+/* Copy what every CPU's buffer holds now.  Lines from different CPUs
+ * are not interleaved: a CPU's unfinished last line waits for its end.
+ * Returns the bytes read, or -errno when the output failed (the output
+ * is then dropped from here on).
+ */
+ssize_t relay_read(struct relay *r);
+/* Read until the buffers are empty, then write out unfinished lines. */
+void relay_drain(struct relay *r);
+/* Continue in the next output file (the script's switch_file()). */
+int relay_switch_file(struct relay *r);
+void relay_close(struct relay *r);
+
+#endif

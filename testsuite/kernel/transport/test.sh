@@ -1,0 +1,290 @@
+#!/bin/sh
+# test.sh - the transport tests inside the VM (busybox sh, run by
+# check.sh as /tests/transport/run): staprun drives tptest.ko through
+# every scenario; each check is a TAP line.  Needs ./staprun, ./tptest.ko,
+# debugfs, and 2 CPUs for the bulk test.
+
+SR=./staprun
+KO=./tptest.ko
+T=/tmp/transport
+n=0
+failed=0
+mkdir -p $T
+
+pass()
+{
+	n=$((n + 1))
+	echo "ok $n - $*"
+}
+
+fail()
+{
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $*"
+}
+
+# show FILE...: a failed check's evidence, as TAP comments.
+show()
+{
+	for f in "$@"; do
+		echo "#   --- $f"
+		head -n 15 "$f" | sed 's/^/#   /'
+	done
+}
+
+# check DESC CMD...: one test point; on failure the last run's files.
+check()
+{
+	desc=$1
+	shift
+	if "$@"; then
+		pass "$desc"
+	else
+		fail "$desc"
+		show "$T/$name.out" "$T/$name.err"
+		echo "#   exit status $rc"
+	fi
+}
+
+# sr NAME ARGS...: staprun with its output in $T/NAME.{out,err}.
+sr()
+{
+	name=$1
+	shift
+	$SR "$@" >"$T/$name.out" 2>"$T/$name.err"
+	rc=$?
+}
+
+unloaded()
+{
+	! grep -q '^tptest ' /proc/modules &&
+		[ ! -e /sys/kernel/debug/systemtap/tptest ]
+}
+
+has_out() { grep -qxF -- "$1" "$T/$name.out"; }
+has_err() { grep -qF -- "$1" "$T/$name.err"; }
+no_err() { [ ! -s "$T/$name.err" ]; }
+now() { cut -d' ' -f1 /proc/uptime; }
+
+# The flood lines of FILES: COUNT well-formed ones, numbered 0..COUNT-1
+# without a gap or a repeat (by count, sum and range).
+flood_ok()
+{
+	count=$1
+	shift
+	cat "$@" | awk -v want="$count" '
+		/^flood [0-9]+$/ {
+			k++; s += $2
+			if ($2 > max) max = $2
+			next
+		}
+		/^(begin target=|flood: |end ticks=)/ { next }
+		{ bad++ }
+		END {
+			if (k != want || bad || max != want - 1 ||
+			    s != want * (want - 1) / 2) {
+				printf "# %d lines, %d bad, max %d\n", k, bad, max
+				exit 1
+			}
+		}'
+}
+
+# Burst lines: 64 bytes each, numbered from 0 with no gap (blank-padded:
+# busybox awk reads a number with leading zeros as octal).
+burst_ok()
+{
+	awk 'length($0) != 63 || $2 != NR - 1 { bad++ }
+	     END { if (bad || NR == 0) { print "# " bad " bad lines"; exit 1 } }' "$1"
+}
+
+[ -x $SR ] && [ -f $KO ] || { echo "not ok 1 - staprun and tptest.ko are here"; exit 1; }
+
+# ---- life cycle ---------------------------------------------------------
+sr lines $KO mode=lines lines=5
+printf 'begin target=0\ntick 1\ntick 2\ntick 3\ntick 4\ntick 5\nend ticks=5\n' \
+	>$T/lines.want
+check "exit() from a timer probe: begin, 5 ticks, end, status 0" \
+	eval '[ $rc = 0 ] && cmp -s $T/lines.out $T/lines.want && no_err'
+check "the module is unloaded after the run" unloaded
+
+sr exitbegin $KO mode=exitbegin
+check "exit() in begin: end runs, status 0" \
+	eval '[ $rc = 0 ] && has_out "end ticks=0" && no_err && unloaded'
+
+sr failstart $KO mode=failstart
+check "a module that fails to start: message, status 1, unloaded" \
+	eval '[ $rc = 1 ] &&
+	      has_err "staprun: the module failed to start: No such device" &&
+	      unloaded'
+
+echo 'not a module' >$T/text_mod.ko
+sr text $T/text_mod.ko
+want="couldn't insert module '$T/text_mod.ko': "
+check "a file that is no module: couldn't insert, status 1" \
+	eval '[ $rc = 1 ] && has_err "$want"'
+
+sr badparam $KO lines=many
+want="couldn't insert module '$KO': Invalid argument"
+check "a bad module argument fails the insert" \
+	eval '[ $rc = 1 ] && has_err "$want" && unloaded'
+
+# ---- messages -----------------------------------------------------------
+sr warn $KO mode=warn
+check "warn(): WARNING on stderr, status 0" \
+	eval '[ $rc = 0 ] && has_err "WARNING: test warning 42" &&
+	      ! grep -q WARNING $T/warn.out'
+
+sr warn_w -w $KO mode=warn
+check "-w suppresses warnings" eval '[ $rc = 0 ] && no_err'
+
+sr error $KO mode=error
+want="ERROR: division by 0 near operator '/' at tptest.stp:3:14"
+check "a script error: ERROR near its place, error probe, status 1" \
+	eval '[ $rc = 1 ] && has_err "$want" &&
+	      has_err "WARNING: Number of errors: 1, skipped probes: 0" &&
+	      has_out "tick 2" && ! has_out "tick 3" &&
+	      has_out "error probe ran" && ! grep -q "^end" $T/error.out &&
+	      unloaded'
+
+sr skip $KO mode=skip
+check "past MAXSKIPPED: the established message and count, status 1" \
+	eval '[ $rc = 1 ] &&
+	      has_err "ERROR: Skipped too many probes, check MAXSKIPPED or try again with stap -t for more details." &&
+	      has_err "WARNING: Number of errors: 0, skipped probes: 101" &&
+	      has_out "error probe ran"'
+
+sr system $KO mode=system
+check "system(): the command runs after the output before it" \
+	eval '[ $rc = 0 ] && awk "/^before system\$/ { b = NR }
+	      /^system ran\$/ { s = NR } END { exit !(b && s > b) }" \
+	      $T/system.out'
+
+# ---- options ------------------------------------------------------------
+sr x -x 1 $KO mode=exitbegin
+check "-x PID is target()" eval '[ $rc = 0 ] && has_out "begin target=1"'
+
+sr c -c 'echo child=$$' $KO mode=forever
+tpid=$(sed -n 's/^begin target=//p' $T/c.out)
+check "-c CMD: target() is the command, the run ends with it" \
+	eval '[ $rc = 0 ] && [ -n "$tpid" ] && [ "$tpid" != 0 ] &&
+	      has_out "child=$tpid" && grep -q "^end ticks=" $T/c.out'
+
+t0=$(now)
+sr T -T 2 $KO mode=forever
+t1=$(now)
+check "-T 2 stops the script after 2 s" \
+	eval '[ $rc = 0 ] && grep -q "^end ticks=[1-9]" $T/T.out &&
+	      awk "BEGIN { d = $t1 - $t0; exit !(d >= 2 && d < 10) }"'
+
+year=$(date +%Y)
+rm -f $T/o-*.txt
+sr o -o "$T/o-%Y.txt" $KO mode=lines lines=3
+check "-o FILE with strftime escapes" \
+	eval '[ $rc = 0 ] && [ ! -s $T/o.out ] &&
+	      [ "$(wc -l <$T/o-$year.txt)" = 5 ]'
+
+ncpus=$(grep -c '^processor' /proc/cpuinfo)
+sr s -v -s 1 $KO mode=exitbegin
+check "-s 1 sizes the buffers (1 MB over $ncpus CPUs, 8 sub-buffers)" \
+	eval 'has_err "relay buffers: 8 x $((1048576 / ncpus / 8)) bytes per CPU"'
+
+rm -f $T/bulk_*
+sr bulk -b -o $T/bulk $KO mode=flood lines=20000
+check "-b writes one file per CPU, every line in one of them" \
+	eval '[ $rc = 0 ] && [ -e $T/bulk_0 ] &&
+	      [ "$(ls $T/bulk_* | wc -l)" = "$ncpus" ] &&
+	      flood_ok 20000 $T/bulk_*'
+
+# ---- output volume ------------------------------------------------------
+t0=$(now)
+sr flood -o $T/flood.txt $KO mode=flood lines=1000000
+t1=$(now)
+check "1,000,000 lines from a kthread arrive, none lost or mixed" \
+	eval '[ $rc = 0 ] && no_err && flood_ok 1000000 $T/flood.txt'
+# throughput LABEL T0 T1 FILE: lines/s of the whole run and of the
+# producer alone (its own clock, from the "flood:" line).
+throughput()
+{
+	awk -v l="$1" -v t0="$2" -v t1="$3" \
+	    -v f="$(sed -n 's/^flood: //p' "$4")" -v b="$(wc -c <"$4")" \
+	'BEGIN { d = t1 - t0; split(f, w, " ")
+		 printf "# throughput, %s: %d lines (%d bytes) in %.2f s, " \
+			"%d lines/s from load to unload; producer %d lines/s\n",
+			l, w[1], b, d, w[1] / d,
+			w[4] ? w[1] / (w[4] / 1e6) : 0 }'
+}
+
+throughput "1 line per probe hit" $t0 $t1 $T/flood.txt
+rm -f $T/flood.txt
+
+t0=$(now)
+sr flood16 -o $T/flood.txt $KO mode=flood lines=1000000 batch=16
+t1=$(now)
+check "1,000,000 lines, 16 per probe hit, none lost or mixed" \
+	eval '[ $rc = 0 ] && no_err && flood_ok 1000000 $T/flood.txt'
+throughput "16 lines per probe hit" $t0 $t1 $T/flood.txt
+rm -f $T/flood.txt
+
+name=pipe
+$SR $KO mode=flood lines=100000 2>$T/pipe.err | wc -l >$T/pipe.out
+rc=$?
+check "100,000 lines through a pipe" \
+	eval '[ "$(cat $T/pipe.out)" = 100003 ] && no_err'
+
+sr burst1 -o $T/burst1.txt $KO mode=burst burst_kb=2080
+check "a burst past the relay buffer is kept in the overflow area" \
+	eval '[ $rc = 0 ] && has_err "WARNING: burst sent 2129920 bytes" &&
+	      ! has_err "lost" && [ "$(wc -c <$T/burst1.txt)" = 2129920 ] &&
+	      burst_ok $T/burst1.txt'
+
+sr burst2 -o $T/burst2.txt $KO mode=burst burst_kb=16384
+lost=$(sed -n 's/^WARNING: \([0-9]*\) bytes of output were lost.*/\1/p' \
+	$T/burst2.err)
+got=$(wc -c <$T/burst2.txt)
+check "a burst past the overflow area: the loss is counted to the byte" \
+	eval '[ $rc = 1 ] && has_err "WARNING: burst sent 16777216 bytes" &&
+	      [ -n "$lost" ] && [ $((got + lost)) = 16777216 ]'
+echo "# burst of 16 MB: $got bytes kept, $lost lost"
+rm -f $T/burst*.txt
+
+# ---- signals ------------------------------------------------------------
+name=int
+$SR $KO mode=forever >$T/int.out 2>$T/int.err &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT: end probes run, status 0, module unloaded" \
+	eval '[ $rc = 0 ] && grep -q "^end ticks=[1-9]" $T/int.out && unloaded'
+
+name=pipeclose
+$SR $KO mode=forever 2>$T/pipeclose.err | head -n 3 >$T/pipeclose.out
+check "a closed output pipe stops the run and unloads" \
+	eval '[ "$(wc -l <$T/pipeclose.out)" = 3 ] && unloaded'
+
+name=kill
+$SR $KO mode=forever period_us=1000 >$T/kill.out 2>$T/kill.err &
+pid=$!
+sleep 1
+kill -KILL $pid
+wait $pid
+P=/sys/module/tptest/parameters
+i=0
+while [ "$(cat $P/state 2>/dev/null)" != stopped ] && [ $i -lt 50 ]; do
+	sleep 1
+	i=$((i + 1))
+done
+state=$(cat $P/state 2>/dev/null)
+t1=$(cat $P/ticks 2>/dev/null)
+sleep 1
+t2=$(cat $P/ticks 2>/dev/null)
+refcnt=$(cat /sys/module/tptest/refcnt 2>/dev/null)
+check "SIGKILL of staprun: the module stops itself (state $state)" \
+	eval '[ "$state" = stopped ] && [ -n "$t1" ] && [ "$t1" = "$t2" ] &&
+	      [ "$t1" -gt 0 ] && [ "$refcnt" = 0 ]'
+check "... and rmmod works afterwards" eval 'rmmod tptest && unloaded'
+
+echo "1..$n"
+[ $failed = 0 ]
