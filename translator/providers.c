@@ -1,0 +1,308 @@
+/* providers.c - the table of probe providers, the parsing of their
+ * pattern strings into struct prov_pattern, helpers for build hooks, and
+ * the families that are recognised but not implemented yet.
+ */
+#include "provider.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Families recognised so that a script using them gets a clear "not
+ * supported yet" rather than "no match".  Each becomes a real provider
+ * in its own file under providers/ when implemented.
+ */
+#define DW_ROOTS "{kernel,module(s),process,process(s),process(n)," \
+		 "process.library(s),process(s).library(s)}"
+
+static const char *const dwarf_patterns[] = {
+	DW_ROOTS ".function(s){,.call,.exported,.inline,.return,"
+		".return.maxactive(n),.label(s),.callee(s){,.call,.return},"
+		".callees,.callees(n)}",
+	DW_ROOTS ".function(n){,.call,.exported,.return}",
+	DW_ROOTS ".statement({s,n}){,.nearest}",
+	"kernel.statement(n).absolute",
+	"{process,process(s),process(n)}{.mark(s),.provider(s).mark(s),"
+		".plt{,(s)}{,.return}}",
+	"process(n).statement(n).absolute{,.return}",
+	NULL
+};
+
+static const char *const task_patterns[] = {
+	"{process,process(s),process(n)}{.begin,.end,.thread.begin,"
+		".thread.end,.syscall{,.return}}",
+	NULL
+};
+
+static const char *const kprobe_patterns[] = {
+	"kprobe{,.module(s)}.function(s){,.call,.return,"
+		".return.maxactive(n)}",
+	"kprobe.statement(n).absolute",
+	NULL
+};
+
+static const char *const trace_patterns[] = {
+	"kernel.trace(s)",
+	NULL
+};
+
+static const char *const hwbkpt_patterns[] = {
+	"kernel.data({n,s}){.write,.rw}",
+	"kernel.data(n).length(n){.write,.rw}",
+	NULL
+};
+
+static const char *const perf_patterns[] = {
+	"perf.type(n).config(n){,.sample(n),.hz(n),.process{,(s)},"
+		".counter(s),.process(s).counter(s)}",
+	NULL
+};
+
+static const char *const procfs_patterns[] = {
+	"procfs{,(s)}{,.umask(n)}{.read{,.maxsize(n)},.write}",
+	NULL
+};
+
+static const char *const netfilter_patterns[] = {
+	"netfilter{.hook(s).pf(s),.pf(s).hook(s)}{,.priority({s,n})}",
+	NULL
+};
+
+#define UNSUPPORTED(var, nm, pats)	\
+	static const struct provider var = {	\
+		.name = nm,		\
+		.patterns = pats,	\
+		.unsupported = true,	\
+	}
+
+UNSUPPORTED(dwarf_provider, "dwarf", dwarf_patterns);
+UNSUPPORTED(task_provider, "task", task_patterns);
+UNSUPPORTED(kprobe_provider, "kprobe", kprobe_patterns);
+UNSUPPORTED(trace_provider, "tracepoint", trace_patterns);
+UNSUPPORTED(hwbkpt_provider, "hwbkpt", hwbkpt_patterns);
+UNSUPPORTED(perf_provider, "perf", perf_patterns);
+UNSUPPORTED(procfs_provider, "procfs", procfs_patterns);
+UNSUPPORTED(netfilter_provider, "netfilter", netfilter_patterns);
+
+static const struct provider *const providers[] = {
+	&begin_provider,
+	&end_provider,
+	&error_provider,
+	&never_provider,
+	&timer_provider,
+	&dwarf_provider,
+	&task_provider,
+	&kprobe_provider,
+	&trace_provider,
+	&hwbkpt_provider,
+	&perf_provider,
+	&procfs_provider,
+	&netfilter_provider,
+};
+
+/* ------------------------------------------------------------------ */
+/* Pattern strings                                                    */
+
+/* Index of the '}' or ',' that ends the alternative starting at p. */
+static const char *alt_end(const char *p)
+{
+	int depth = 0;
+
+	for (; *p; p++) {
+		if (*p == '{')
+			depth++;
+		else if (*p == '}' && depth-- == 0)
+			return p;
+		else if (*p == ',' && depth == 0)
+			return p;
+	}
+	return p;
+}
+
+/* Where expanded patterns go. */
+struct pattern_sink {
+	struct arena *arena;
+	struct vec *out;
+};
+
+/* One flat pattern ("timer.ms(n).randomize(n)") into the sink. */
+static void add_flat(struct pattern_sink *ps, const struct provider *prov,
+		     const char *text)
+{
+	struct prov_pattern *pat = arena_alloc(ps->arena, sizeof(*pat));
+	const char *p = text;
+
+	pat->prov = prov;
+	while (*p) {
+		const char *q = p + strcspn(p, ".(");
+		struct pat_comp *c;
+
+		if (pat->n == PROV_MAX_COMPS) {
+			fprintf(stderr, "stap: internal: pattern '%s' too "
+				"long\n", text);
+			return;
+		}
+		c = &pat->comps[pat->n++];
+		c->functor = intern_n(p, (size_t)(q - p));
+		c->arg = PAT_NONE;
+		if (*q == '(') {
+			c->arg = q[1] == 'n' ? PAT_NUM : PAT_STR;
+			q += 3;
+		}
+		p = *q == '.' ? q + 1 : q;
+	}
+	vec_push(ps->arena, ps->out, pat);
+}
+
+/* Expand the first {a,b,...} group of prefix+rest, recursively: the
+ * result is the cartesian product of all groups.
+ */
+static void expand(struct pattern_sink *ps, const struct provider *prov,
+		   struct strbuf *prefix, const char *rest)
+{
+	const char *open = strchr(rest, '{');
+	const char *alt, *close;
+	size_t keep = prefix->len;
+
+	if (!open) {
+		sb_puts(prefix, rest);
+		add_flat(ps, prov, prefix->buf);
+		prefix->len = keep;
+		prefix->buf[keep] = '\0';
+		return;
+	}
+	close = open + 1;
+	while (*close != '}')
+		close = *close == ',' ? close + 1 : alt_end(close);
+	for (alt = open + 1;; alt++) {
+		const char *end = alt_end(alt);
+		struct strbuf tail;
+
+		sb_init(&tail);
+		sb_putn(&tail, alt, (size_t)(end - alt));
+		sb_puts(&tail, close + 1);
+		sb_putn(prefix, rest, (size_t)(open - rest));
+		expand(ps, prov, prefix, tail.buf);
+		prefix->len = keep;
+		prefix->buf[keep] = '\0';
+		sb_free(&tail);
+		if (end == close)
+			break;
+		alt = end;
+	}
+}
+
+void provider_patterns(struct arena *a, struct vec *out)
+{
+	struct pattern_sink ps = { a, out };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(providers); i++) {
+		const char *const *p;
+
+		for (p = providers[i]->patterns; *p; p++) {
+			struct strbuf prefix;
+
+			sb_init(&prefix);
+			sb_putn(&prefix, "", 0);
+			expand(&ps, providers[i], &prefix, *p);
+			sb_free(&prefix);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Helpers for hooks                                                  */
+
+void prov_error(struct prov_ctx *c, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	c->errors++;
+	if (c->quiet)
+		return;
+	va_start(ap, fmt);
+	msg = arena_vprintf(c->s->arena, fmt, ap);
+	va_end(ap);
+	diag_error(c->s, loc, "%s", msg);
+}
+
+enum pat_arg pp_arg_kind(const struct expr *arg)
+{
+	if (!arg)
+		return PAT_NONE;
+	if (arg->kind == EX_STR)
+		return PAT_STR;
+	return PAT_NUM;
+}
+
+bool pp_arg_num(const struct expr *arg, int64_t *out)
+{
+	if (!arg)
+		return false;
+	if (arg->kind == EX_NUM) {
+		*out = arg->num;
+		return true;
+	}
+	/* a negative literal may reach us as unary minus on a number */
+	if (arg->kind == EX_UNARY && arg->a && arg->a->kind == EX_NUM &&
+	    arg->op && strcmp(arg->op, "-") == 0) {
+		*out = (int64_t)(0 - (uint64_t)arg->a->num);
+		return true;
+	}
+	return false;
+}
+
+const struct pp_comp *pp_comp_of(const struct probe_point *pp,
+				 const char *functor)
+{
+	int i;
+
+	for (i = 0; i < pp->comps.n; i++) {
+		const struct pp_comp *c = vec_get(&pp->comps, i);
+
+		if (c->functor == functor)
+			return c;
+	}
+	return NULL;
+}
+
+bool pp_num(const struct probe_point *pp, const char *functor,
+	    int64_t *out)
+{
+	const struct pp_comp *c = pp_comp_of(pp, functor);
+
+	return c && pp_arg_num(c->arg, out);
+}
+
+const char *pp_text(struct arena *a, const struct probe_point *pp)
+{
+	struct strbuf sb;
+	const char *r;
+	int i;
+
+	sb_init(&sb);
+	sb_putn(&sb, "", 0);
+	for (i = 0; i < pp->comps.n; i++) {
+		const struct pp_comp *c = vec_get(&pp->comps, i);
+		int64_t v;
+
+		if (i)
+			sb_putc(&sb, '.');
+		sb_puts(&sb, c->functor);
+		if (!c->arg)
+			continue;
+		sb_putc(&sb, '(');
+		if (c->arg->kind == EX_STR)
+			print_string_literal(&sb, c->arg->str);
+		else if (pp_arg_num(c->arg, &v))
+			sb_printf(&sb, "%" PRId64, v);
+		else
+			print_expr(&sb, c->arg);
+		sb_putc(&sb, ')');
+	}
+	r = arena_strdup(a, sb.buf);
+	sb_free(&sb);
+	return r;
+}
