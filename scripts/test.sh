@@ -1,13 +1,14 @@
 #!/bin/bash
 # test.sh - the README's test command: install what is missing, build in
-# build/ with warnings as errors and ASan/UBSan, and run `make check`.
+# build/ with warnings as errors and ASan/UBSan, and run `make check`
+# (host tests, then the kernel tests in QEMU guests for 6.1 and 6.12).
 # The exit status is make check's.
 
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-scripts/setup-deps
+scripts/setup-deps --vm
 ./bootstrap
 
 # An in-tree build (scripts/demo.sh makes one) stops configure from

@@ -12,6 +12,7 @@
 #include "lexer.h"
 #include "parse.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -270,6 +271,46 @@ static void tmpdir_done(struct session *s, const char *dir)
 		fprintf(stderr, "stap: warning: could not remove '%s'\n", dir);
 }
 
+/* --vm without a release: the newest kernel here that has both its
+ * image and its build tree.
+ */
+static const char *pick_vm_kernel(struct session *s)
+{
+	DIR *d = opendir("/lib/modules");
+	struct dirent *de;
+	const char *best = NULL;
+
+	while (d && (de = readdir(d))) {
+		const char *k = de->d_name;
+
+		if (k[0] == '.' ||
+		    access(arena_printf(s->arena, "/boot/vmlinuz-%s", k),
+			   R_OK) ||
+		    access(arena_printf(s->arena, "/lib/modules/%s/build", k),
+			   R_OK))
+			continue;
+		if (!best || strverscmp(k, best) > 0)
+			best = arena_strdup(s->arena, k);
+	}
+	if (d)
+		closedir(d);
+	return best;
+}
+
+static const char *vm_script(struct session *s)
+{
+	const char *p = getenv("TAPIR_VM_DIR");
+
+	if (p && *p)
+		return arena_printf(s->arena, "%s/stap-vm.sh", p);
+#ifdef TAPIR_SRCDIR
+	p = TAPIR_SRCDIR "/testsuite/vm/stap-vm.sh";
+	if (access(p, X_OK) == 0)
+		return p;
+#endif
+	return PKGDATADIR "/vm/stap-vm.sh";
+}
+
 static const char *staprun_path(struct session *s)
 {
 	const char *p = getenv("SYSTEMTAP_STAPRUN");
@@ -304,6 +345,12 @@ static int run_staprun(struct session *s, const char *ko)
 	int i, status = 0;
 	pid_t pid;
 
+	if (s->opt.use_vm) {
+		/* stap-vm.sh KVER MODULE STAPRUN [options] */
+		vec_push(s->arena, &args, (void *)vm_script(s));
+		vec_push(s->arena, &args, (void *)s->kernel_vr);
+		vec_push(s->arena, &args, (void *)ko);
+	}
 	vec_push(s->arena, &args, (void *)staprun_path(s));
 	for (i = 0; i < s->opt.verbose; i++)
 		vec_push(s->arena, &args, "-v");
@@ -332,7 +379,8 @@ static int run_staprun(struct session *s, const char *ko)
 	}
 	if (s->opt.bulk)
 		vec_push(s->arena, &args, "-b");
-	vec_push(s->arena, &args, (void *)ko);
+	if (!s->opt.use_vm)
+		vec_push(s->arena, &args, (void *)ko);
 	for (i = 0; i < s->opt.global_sets.n; i++)
 		vec_push(s->arena, &args, s->opt.global_sets.items[i]);
 	vec_push(s->arena, &args, NULL);
@@ -480,11 +528,6 @@ static int unsupported_requests(struct session *s)
 				 "and --dump-functions are not supported yet");
 		return 1;
 	}
-	if (s->opt.use_vm) {
-		diag_error_noloc(s, "--vm is not supported yet: it needs the "
-				 "kernel runtime");
-		return 1;
-	}
 	return 0;
 }
 
@@ -498,6 +541,18 @@ int main(int argc, char **argv)
 	if (rc)
 		goto out;
 	driver_locate(&s);
+	if (s.opt.use_vm && !*s.opt.vm_kernel && !s.opt.kernel_release &&
+	    !s.opt.kernel_build_dir) {
+		s.opt.vm_kernel = pick_vm_kernel(&s);
+		if (!s.opt.vm_kernel) {
+			diag_error_noloc(&s, "--vm: no kernel with both "
+					 "/boot/vmlinuz-KVER and /lib/modules/"
+					 "KVER/build; run scripts/setup-deps "
+					 "--vm");
+			rc = 1;
+			goto out;
+		}
+	}
 	if (kernel_target_init(&s) < 0) {
 		rc = 1;
 		goto out;

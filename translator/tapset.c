@@ -51,7 +51,7 @@ struct tapset_index {
 	struct vec files;		/* struct tfile * */
 	struct pmap functions, globals, aliases;
 	struct vec all_aliases;		/* struct tentry * */
-	struct vec opaque;		/* struct tfile * the scan cannot read */
+	struct vec opaque;		/* struct tfile * that use macros */
 	unsigned mark;
 	struct vec seen;		/* struct seen: files indexed so far */
 };

@@ -3,10 +3,12 @@
  * wildcards and providers, and symbol resolution (elaborate.c), over a
  * small library written to a temporary directory.
  */
+#define _XOPEN_SOURCE 700
 #include "elab.h"
 #include "parse.h"
 #include "tap.h"
 
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,12 +98,18 @@ static bool write_library(void)
 	return true;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
 static void remove_library(void)
 {
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", libdir);
-	if (system(cmd) != 0)
+	if (nftw(libdir, remove_entry, 8, FTW_DEPTH | FTW_PHYS) != 0)
 		tap_diag("could not remove %s", libdir);
 }
 

@@ -1,0 +1,74 @@
+#!/bin/bash
+# stap-vm.sh - pass 5 of `stap --vm`: runs staprun on a module inside a
+# throwaway QEMU guest booted with the module's kernel, and gives back
+# the script's output and exit status as if it had run here.
+#
+#   stap-vm.sh KVER MODULE.ko STAPRUN [STAPRUN-OPTIONS...] [-- ARGS...]
+#
+# The guest's console carries the output base64-encoded between markers,
+# so kernel messages cannot mix with it.
+
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+
+if [ $# -lt 3 ]; then
+	echo "usage: ${0##*/} KVER MODULE.ko STAPRUN [OPTIONS...]" >&2
+	exit 2
+fi
+kver=$1
+ko=$2
+staprun=$3
+shift 3
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/stapvm.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# The guest command line: staprun with its options, quoted for sh.
+args=
+for a in "$@"; do
+	args+=" '${a//\'/\'\\\'\'}'"
+done
+mod=/opt/tapir/$(basename "$ko")
+cmd="staprun$args $mod >/tmp/out 2>/tmp/err; rc=\$?"
+cmd+="; echo @@stapvm@@ out; base64 /tmp/out"
+cmd+="; echo @@stapvm@@ err; base64 /tmp/err"
+cmd+="; echo @@stapvm@@ rc=\$rc"
+
+"$here/mkinitramfs.sh" -o "$tmp/initrd" -r "$kver" -f "$staprun:/usr/local/bin/staprun" \
+	-f "$ko" >"$tmp/mkinitramfs.log" 2>&1 || {
+	cat "$tmp/mkinitramfs.log" >&2
+	echo "stap: error: could not build the VM's initramfs" >&2
+	exit 1
+}
+
+set +e
+"$here/run-vm.sh" -k "$kver" -i "$tmp/initrd" -l "$tmp/console" \
+	-c "$cmd" >"$tmp/tap" 2>&1
+vm_rc=$?
+set -e
+
+# Strip console noise: kernel lines start with "[", markers with "@@".
+section()
+{
+	awk -v want="$1" '
+		/^@@stapvm@@ / { cur = $2; next }
+		/^@@tapir@@ / { cur = ""; next }
+		cur == want && !/^\[/ { sub(/\r$/, ""); print }
+	' "$tmp/console"
+}
+
+rc_line=$(grep -a '^@@stapvm@@ rc=' "$tmp/console" | tail -1 | tr -d '\r')
+if [ -z "$rc_line" ]; then
+	cat "$tmp/tap" >&2
+	echo "stap: error: the VM did not finish the script" >&2
+	exit 1
+fi
+section out | base64 -d
+section err | base64 -d >&2
+if [ $vm_rc -ne 0 ]; then
+	grep -a '^not ok\|^#' "$tmp/tap" >&2 || true
+	echo "stap: error: the VM reported a kernel problem" >&2
+	exit 1
+fi
+exit "${rc_line#@@stapvm@@ rc=}"
