@@ -12,6 +12,8 @@
 #include <string.h>
 
 #define MAX_EXPANSION_DEPTH 64
+/* A macro can expand to several copies of itself: bound the total too. */
+#define MAX_EXPANDED_TOKENS 1000000
 #define LOOKAHEAD 8
 /* The established tool's version that scripts test with systemtap_v. */
 #define SYSTEMTAP_COMPAT_VERSION "5.1"
@@ -47,7 +49,7 @@ bool is_keyword(const char *interned)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(keywords); i++)
-		if (interned == intern(keywords[i]))
+		if (strcmp(interned, keywords[i]) == 0)
 			return true;
 	return false;
 }
@@ -343,6 +345,7 @@ struct lexer {
 	const struct token *pending;	/* after string joining */
 	const struct token *eof;
 	const struct token *last;	/* last token of expanded_next */
+	long expanded;			/* tokens made by macros so far */
 };
 
 static const struct token *tok_copy(struct lexer *lx, const struct token *t)
@@ -382,6 +385,14 @@ static void push_tokens(struct lexer *lx, struct vec *toks, int depth)
 	in->depth = depth;
 	in->up = lx->in;
 	lx->in = in;
+}
+
+/* End the input here: drop pending expansions, the file reads as EOF. */
+static void lex_kill(struct lexer *lx)
+{
+	lx->raw.dead = true;
+	while (lx->in->up)
+		lx->in = lx->in->up;
 }
 
 static struct macro *find_macro(struct lexer *lx, const char *name)
@@ -582,6 +593,14 @@ static void expand_macro(struct lexer *lx, const struct macro *m,
 	}
 	if (m->params.n && !macro_args(lx, m, use, &args))
 		return;
+	lx->expanded += m->body.n;
+	if (lx->expanded > MAX_EXPANDED_TOKENS) {
+		diag_error(s, use->loc, "macro expansion makes more than %d "
+			   "tokens (recursive definition?)",
+			   MAX_EXPANDED_TOKENS);
+		lex_kill(lx);
+		return;
+	}
 	for (i = 0; i < m->body.n; i++) {
 		const struct token *t = m->body.items[i];
 		struct token *c;
@@ -1011,6 +1030,9 @@ static const struct token *expanded_next_1(struct lexer *lx);
 
 static const struct token *expanded_next(struct lexer *lx)
 {
+	/* past the error cap nothing more is read: the file ends here */
+	if (lx->s->errors > DIAG_MAX_ERRORS)
+		lex_kill(lx);
 	lx->last = expanded_next_1(lx);
 	return lx->last;
 }

@@ -7,6 +7,8 @@
 
 #include "ast.h"
 
+#include <string.h>
+
 enum tok_kind {
 	TK_EOF,
 	TK_IDENT,	/* identifiers and keywords; $name and @name too */
@@ -49,10 +51,11 @@ typedef bool (*lex_raw_fn)(const struct token *t, void *arg);
 void lex_raw_scan(struct session *s, struct srcfile *src, lex_raw_fn fn,
 		  void *arg);
 
+/* text is short: comparing beats hashing it to intern on every call */
 static inline bool tok_is(const struct token *t, const char *text)
 {
 	return (t->kind == TK_OP || t->kind == TK_IDENT) &&
-	       t->text == intern(text);
+	       strcmp(t->text, text) == 0;
 }
 
 bool is_keyword(const char *interned);
