@@ -37,7 +37,7 @@
 enum stp_msg_type {
 	STP_MSG_TRANSPORT = 1,	/* m->s: struct stp_msg_transport */
 	STP_MSG_READY = 2,	/* s->m: struct stp_msg_ready */
-	STP_MSG_START = 3,	/* s->m: stp_msg_start; m->s: stp_msg_start_rc */
+	STP_MSG_START = 3,	/* s->m: stp_msg_start, m->s: ..._start_rc */
 	STP_MSG_EXIT = 4,	/* s->m: no payload; m->s: stp_msg_exit_rc */
 	STP_MSG_REQUEST_EXIT = 5, /* m->s: no payload */
 	STP_MSG_WARNING = 6,	/* m->s: text for stderr, "WARNING: ..." */

@@ -1,7 +1,8 @@
 /* stp_ctl.c - the control file debugfs/systemtap/MODULE/.cmd: staprun's
  * commands in, the module's messages out through a bounded queue of
- * preallocated buffers.  Probes may queue a message in any context, so
- * they never wake the reader themselves: a periodic work item does.
+ * preallocated buffers.  Probes may queue a message in any context, even
+ * with scheduler locks held, so only plain process context wakes the
+ * reader at once; otherwise a periodic work item does.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -24,7 +25,10 @@
 #define STP_CTL_NBUFS 32
 #endif
 /* Buffers that warnings may not take, so replies always find one. */
-#define STP_CTL_RESERVED 4
+#define STP_CTL_RESERVED 6
+#if STP_CTL_NBUFS <= STP_CTL_RESERVED
+#error "STP_CTL_NBUFS leaves no buffer for warnings and errors"
+#endif
 /* How often queued messages are announced to a waiting staprun. */
 #ifndef STP_CTL_POLL_MS
 #define STP_CTL_POLL_MS 20
@@ -123,7 +127,8 @@ int _stp_ctl_send(u32 type, const void *data, size_t len, bool reply)
 	if (!b)
 		return -ENOSPC;
 	_stp_ctl_set_header(b, type, len);
-	memcpy(b->data + sizeof(struct stp_msg_hdr), data, len);
+	if (len)
+		memcpy(b->data + sizeof(struct stp_msg_hdr), data, len);
 	_stp_ctl_queue(b, flags);
 	return 0;
 }

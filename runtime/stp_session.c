@@ -79,6 +79,8 @@ static void _stp_sess_fail(void)
 
 void _stp_soft_error(const char *msg, const char *where)
 {
+	if (!msg || !*msg)
+		msg = "Unknown error.";
 	if (where && *where)
 		_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: %s near %s\n",
 				msg, where);
@@ -211,12 +213,18 @@ int _stp_session_start_cmd(pid_t target)
 
 void _stp_session_exit_cmd(void)
 {
-	_stp_sess_queue(STP_SESS_EXIT);
+	if (READ_ONCE(_stp_sess_ready))
+		_stp_sess_queue(STP_SESS_EXIT);
 }
 
+/* Before init is complete (a failed init frees the module) or once
+ * module exit has begun, the work item must not be queued: module exit
+ * stops the session itself.
+ */
 void _stp_session_detached(void)
 {
-	_stp_sess_queue(STP_SESS_DETACH);
+	if (READ_ONCE(_stp_sess_ready))
+		_stp_sess_queue(STP_SESS_DETACH);
 }
 
 /* The control file is closed by now (it holds a module reference), so

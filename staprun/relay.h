@@ -19,7 +19,7 @@ struct relay {
 	const char *pattern;		/* -o FILE as given, or NULL */
 	int out_fd;			/* merged output (not bulk) */
 	int switches;			/* switch_file() calls so far */
-	bool broken;			/* the output could not be written */
+	bool broken;			/* the output failed: drop it */
 	char *buf;			/* read buffer */
 	unsigned long long bytes;	/* copied so far */
 };

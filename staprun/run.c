@@ -35,7 +35,9 @@
 #define SYSTEM_WAIT_MS 10000
 #define MAX_POLL_CPUS 4096
 
-/* The signals that end the run (SIGCHLD is read along with them). */
+/* The signals that end the run; SIGCHLD (a child ended) and SIGUSR2
+ * (switch the -o file) are read with them.
+ */
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 struct run {
@@ -219,6 +221,7 @@ static int signals_setup(struct run *r)
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGUSR2);
 	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
 		sigaddset(&mask, stop_signals[i]);
 	if (sigprocmask(SIG_BLOCK, &mask, &r->oldmask) < 0) {
@@ -253,6 +256,10 @@ static void on_signal(struct run *r, int sig)
 {
 	if (sig == SIGCHLD) {
 		reap(r);
+		return;
+	}
+	if (sig == SIGUSR2) {
+		relay_switch_file(&r->relay);
 		return;
 	}
 	if (r->exit_sent) {

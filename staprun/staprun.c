@@ -188,8 +188,8 @@ static int set_action(struct staprun_options *o, enum staprun_action a,
 		      char opt)
 {
 	if (o->action != STAPRUN_LOAD && o->action != a)
-		return usage_error("-%c: only one of -L, -A and -d may be given",
-				   opt);
+		return usage_error("-%c: only one of -L, -A and -d may be "
+				   "given", opt);
 	o->action = a;
 	return 0;
 }

@@ -121,6 +121,8 @@ fuzz_corpus()
 kernel_tests()
 {
 	component vm bash "$TAPIR_SRCDIR/testsuite/vm/check-vm.sh"
+	component transport env STAPRUN="$STAPRUN" bash \
+		"$TAPIR_SRCDIR/testsuite/kernel/transport/check.sh"
 	if [ -f "$TAPIR_SRCDIR/testsuite/run/check-run.sh" ]; then
 		component run env STAP="$STAP" STAPRUN="$STAPRUN" bash \
 			"$TAPIR_SRCDIR/testsuite/run/check-run.sh"

@@ -61,17 +61,22 @@ newest_kernel()
 	done | sort -V | tail -n 1
 }
 
+# missing WHAT HOW: a failing test point for a missing prerequisite.
+missing()
+{
+	tap notok "prerequisite: $1 ($2)"
+	absent=1
+}
+
 prerequisites()
 {
-	local tool k family missing=0
+	local tool k family
 
+	absent=0
 	for tool in gcc:gcc make:make qemu-system-x86_64:qemu-system-x86 \
 		    busybox:busybox-static cpio:cpio gzip:gzip; do
-		if ! command -v "${tool%%:*}" >/dev/null; then
-			tap notok "prerequisite ${tool%%:*} (apt-get install" \
-				  "${tool#*:})"
-			missing=1
-		fi
+		command -v "${tool%%:*}" >/dev/null ||
+			missing "${tool%%:*}" "apt-get install ${tool#*:}"
 	done
 	if [ ${#kvers[@]} -eq 0 ]; then
 		for family in 6.1 6.12; do
@@ -79,27 +84,24 @@ prerequisites()
 			if [ -n "$k" ]; then
 				kvers+=("$k")
 			else
-				tap notok "prerequisite: a $family kernel in /boot"
-				missing=1
+				missing "a $family kernel in /boot" \
+					"see testsuite/vm/README.md"
 			fi
 		done
 	fi
 	for k in ${kvers[@]+"${kvers[@]}"}; do
 		if [ ! -r "/boot/vmlinuz-$k" ] ||
 		   [ ! -e "/lib/modules/$k/build/Makefile" ]; then
-			tap notok "prerequisite: kernel $k and its headers" \
-				  "(apt-get install linux-image-$k" \
-				  "linux-headers-$k)"
-			missing=1
+			missing "kernel $k and its headers" \
+				"apt-get install linux-{image,headers}-$k"
 		elif ! grep -q '^CONFIG_RELAY=y' "/boot/config-$k" ||
 		     ! grep -q '^CONFIG_DEBUG_FS=y' "/boot/config-$k"; then
-			tap notok "prerequisite: $k has CONFIG_RELAY and" \
-				  "CONFIG_DEBUG_FS"
-			missing=1
+			missing "CONFIG_RELAY and CONFIG_DEBUG_FS in $k" \
+				"a kernel built with them"
 		fi
 	done
-	[ $missing = 0 ] && tap ok "prerequisites: ${kvers[*]}"
-	return $missing
+	[ $absent = 0 ] && tap ok "prerequisites: ${kvers[*]}"
+	return $absent
 }
 
 # The same warnings as the build of the tree, and none allowed.

@@ -84,7 +84,8 @@ flood_ok()
 		END {
 			if (k != want || bad || max != want - 1 ||
 			    s != want * (want - 1) / 2) {
-				printf "# %d lines, %d bad, max %d\n", k, bad, max
+				printf "# %d lines, %d bad, max %d\n",
+					k, bad, max
 				exit 1
 			}
 		}'
@@ -95,10 +96,18 @@ flood_ok()
 burst_ok()
 {
 	awk 'length($0) != 63 || $2 != NR - 1 { bad++ }
-	     END { if (bad || NR == 0) { print "# " bad " bad lines"; exit 1 } }' "$1"
+	     END {
+		if (bad || NR == 0) {
+			print "# " bad " bad lines"
+			exit 1
+		}
+	     }' "$1"
 }
 
-[ -x $SR ] && [ -f $KO ] || { echo "not ok 1 - staprun and tptest.ko are here"; exit 1; }
+if [ ! -x $SR ] || [ ! -f $KO ]; then
+	echo "not ok 1 - staprun and tptest.ko are here"
+	exit 1
+fi
 
 # ---- life cycle ---------------------------------------------------------
 sr lines $KO mode=lines lines=5
@@ -148,9 +157,10 @@ check "a script error: ERROR near its place, error probe, status 1" \
 	      unloaded'
 
 sr skip $KO mode=skip
+want="ERROR: Skipped too many probes, check MAXSKIPPED or try again with"
+want="$want stap -t for more details."
 check "past MAXSKIPPED: the established message and count, status 1" \
-	eval '[ $rc = 1 ] &&
-	      has_err "ERROR: Skipped too many probes, check MAXSKIPPED or try again with stap -t for more details." &&
+	eval '[ $rc = 1 ] && has_err "$want" &&
 	      has_err "WARNING: Number of errors: 0, skipped probes: 101" &&
 	      has_out "error probe ran"'
 
@@ -187,7 +197,7 @@ check "-o FILE with strftime escapes" \
 ncpus=$(grep -c '^processor' /proc/cpuinfo)
 sr s -v -s 1 $KO mode=exitbegin
 check "-s 1 sizes the buffers (1 MB over $ncpus CPUs, 8 sub-buffers)" \
-	eval 'has_err "relay buffers: 8 x $((1048576 / ncpus / 8)) bytes per CPU"'
+	eval 'has_err "buffers: 8 x $((1048576 / ncpus / 8)) bytes per CPU"'
 
 rm -f $T/bulk_*
 sr bulk -b -o $T/bulk $KO mode=flood lines=20000
@@ -232,20 +242,43 @@ rc=$?
 check "100,000 lines through a pipe" \
 	eval '[ "$(cat $T/pipe.out)" = 100003 ] && no_err'
 
-sr burst1 -o $T/burst1.txt $KO mode=burst burst_kb=2080
-check "a burst past the relay buffer is kept in the overflow area" \
-	eval '[ $rc = 0 ] && has_err "WARNING: burst sent 2129920 bytes" &&
-	      ! has_err "lost" && [ "$(wc -c <$T/burst1.txt)" = 2129920 ] &&
-	      burst_ok $T/burst1.txt'
+# burst NAME KB: a burst of KB kilobytes from one probe hit while staprun
+# is stopped, so that nothing is read meanwhile: 2 MB fit in the relay
+# buffer (8 x 256 KB) and 64 KB in the overflow area; the rest is lost.
+burst()
+{
+	name=$1
+	$SR -o $T/$1.txt $KO mode=burst burst_kb=$2 >$T/$1.out 2>$T/$1.err &
+	pid=$!
+	i=0
+	while [ "$(cat $P/state 2>/dev/null)" != running ] && [ $i -lt 100 ]
+	do
+		sleep 1
+		i=$((i + 1))
+	done
+	kill -STOP $pid
+	echo 1 >$P/burst_now
+	kill -CONT $pid
+	wait $pid
+	rc=$?
+	lost=$(sed -n "s/^WARNING: \([0-9]*\) bytes of output .*/\1/p" \
+		"$T/$1.err")
+	got=$(wc -c <$T/$1.txt)
+	echo "# burst of $2 KB: $got bytes kept, ${lost:-0} lost"
+}
 
-sr burst2 -o $T/burst2.txt $KO mode=burst burst_kb=16384
-lost=$(sed -n 's/^WARNING: \([0-9]*\) bytes of output were lost.*/\1/p' \
-	$T/burst2.err)
-got=$(wc -c <$T/burst2.txt)
-check "a burst past the overflow area: the loss is counted to the byte" \
-	eval '[ $rc = 1 ] && has_err "WARNING: burst sent 16777216 bytes" &&
-	      [ -n "$lost" ] && [ $((got + lost)) = 16777216 ]'
-echo "# burst of 16 MB: $got bytes kept, $lost lost"
+P=/sys/module/tptest/parameters
+kept=$((2048 * 1024 + 64 * 1024))
+burst burst1 2080
+check "a burst past the relay buffer waits in the overflow area" \
+	eval '[ $rc = 0 ] && has_err "WARNING: burst sent 2129920 bytes" &&
+	      ! has_err "lost" && [ "$got" = 2129920 ] &&
+	      burst_ok $T/burst1.txt'
+burst burst2 4096
+check "past the overflow area the loss is counted to the byte, status 1" \
+	eval '[ $rc = 1 ] && has_err "WARNING: burst sent 4194304 bytes" &&
+	      [ "$got" = $kept ] && [ "$lost" = $((4194304 - kept)) ] &&
+	      burst_ok $T/burst2.txt'
 rm -f $T/burst*.txt
 
 # ---- signals ------------------------------------------------------------
@@ -259,6 +292,20 @@ rc=$?
 check "SIGINT: end probes run, status 0, module unloaded" \
 	eval '[ $rc = 0 ] && grep -q "^end ticks=[1-9]" $T/int.out && unloaded'
 
+name=usr2
+rm -f $T/sw.txt*
+$SR -o $T/sw.txt $KO mode=forever >$T/usr2.out 2>$T/usr2.err &
+pid=$!
+sleep 1
+kill -USR2 $pid
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGUSR2 switches to the next -o file" \
+	eval '[ $rc = 0 ] && grep -q "^tick" $T/sw.txt &&
+	      grep -q "^end ticks=" $T/sw.txt.1'
+
 name=pipeclose
 $SR $KO mode=forever 2>$T/pipeclose.err | head -n 3 >$T/pipeclose.out
 check "a closed output pipe stops the run and unloads" \
@@ -270,7 +317,6 @@ pid=$!
 sleep 1
 kill -KILL $pid
 wait $pid
-P=/sys/module/tptest/parameters
 i=0
 while [ "$(cat $P/state 2>/dev/null)" != stopped ] && [ $i -lt 50 ]; do
 	sleep 1

@@ -32,8 +32,9 @@ const char stp_module_name[] = "tptest";
  * Scenarios: lines (timer prints `lines` ticks, then exit()), forever
  * (ticks until staprun stops it), error (a script error at tick 3), warn,
  * skip (MAXSKIPPED + 1 skips), system, exitbegin, failstart, flood
- * (`lines` lines from a kthread as fast as staprun reads them), burst
- * (`burst_kb` KB from one handler, faster than anyone reads).
+ * (`lines` lines from a kthread as fast as staprun reads them, `batch`
+ * per probe hit), burst (`burst_kb` KB from one handler, run by writing
+ * to the burst_now parameter, while test.sh holds staprun stopped).
  */
 static char mode[16] = "lines";
 module_param_string(mode, mode, sizeof(mode), 0);
@@ -105,15 +106,18 @@ static void tp_burst(void)
 	}
 }
 
+static void tp_burst_probe(struct context *c)
+{
+	tp_burst();
+	_stp_request_exit();
+}
+
 static void tp_begin(struct context *c)
 {
 	int i;
 
-	if (is_mode("burst")) {
-		tp_burst();
-		_stp_request_exit();
+	if (is_mode("burst"))
 		return;
-	}
 	_stp_printf("begin target=%d\n", (int64_t)_stp_target_pid());
 	if (is_mode("warn")) {
 		_stp_warn("test warning %d", 42);
@@ -174,7 +178,7 @@ static void tp_error(struct context *c)
 	_stp_printf("error probe ran\n");
 }
 
-enum { TP_BEGIN, TP_TICK, TP_FLOOD, TP_END, TP_ERROR };
+enum { TP_BEGIN, TP_TICK, TP_FLOOD, TP_BURST, TP_END, TP_ERROR };
 
 static struct stp_probe tp_probes[] = {
 	[TP_BEGIN] = { .pp = "begin", .location = "tptest.stp:1:1",
@@ -184,6 +188,9 @@ static struct stp_probe tp_probes[] = {
 	[TP_FLOOD] = { .pp = "kernel.function(\"flood\")",
 		       .location = "tptest.stp:4:1",
 		       .type = STP_PROBE_KPROBE, .handler = tp_flood_line },
+	[TP_BURST] = { .pp = "procfs(\"burst\").write",
+		       .location = "tptest.stp:5:1",
+		       .type = STP_PROBE_PROCFS, .handler = tp_burst_probe },
 	[TP_END] = { .pp = "end", .location = "tptest.stp:5:1",
 		     .type = STP_PROBE_END, .handler = tp_end },
 	[TP_ERROR] = { .pp = "error", .location = "tptest.stp:6:1",
@@ -200,6 +207,20 @@ static enum hrtimer_restart tp_timer_fn(struct hrtimer *t)
 	return READ_ONCE(tp_timer_stop) ? HRTIMER_NORESTART :
 					  HRTIMER_RESTART;
 }
+
+/* echo 1 >/sys/module/tptest/parameters/burst_now: process context. */
+static int tp_burst_set(const char *val, const struct kernel_param *kp)
+{
+	if (!is_mode("burst"))
+		return -EINVAL;
+	_stp_probe_run(&tp_probes[TP_BURST], NULL, STAP_SESSION_RUNNING);
+	return 0;
+}
+
+static const struct kernel_param_ops tp_burst_ops = {
+	.set = tp_burst_set,
+};
+module_param_cb(burst_now, &tp_burst_ops, NULL, 0200);
 
 /* Whether this CPU's relay buffer is nearly full: the flood waits for
  * staprun instead of losing lines, so it measures what the transport
