@@ -318,9 +318,8 @@ static const char *staprun_path(struct session *s)
 	if (p && *p)
 		return p;
 	if (s->argv0_dir) {
-		/* installed beside stap, or in a build tree's staprun/ */
-		static const char *const rel[] = { "staprun",
-						   "staprun/staprun" };
+		/* installed beside stap, or beside it in a build tree */
+		static const char *const rel[] = { "staprun" };
 		size_t i;
 
 		for (i = 0; i < ARRAY_SIZE(rel); i++) {

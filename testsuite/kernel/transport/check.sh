@@ -109,7 +109,7 @@ build_staprun()
 {
 	if gcc -O2 -g -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror \
 	       -DTAPIR_VERSION='"check"' -o "$tmp/staprun" \
-	       "$top"/staprun/*.c >"$tmp/staprun.log" 2>&1; then
+	       "$top"/loader/*.c >"$tmp/staprun.log" 2>&1; then
 		tap ok "build staprun" "$tmp/staprun.log"
 	else
 		tap notok "build staprun" "$tmp/staprun.log"
