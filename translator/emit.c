@@ -653,39 +653,79 @@ static void gen_format_args(struct emitter *em, struct strbuf *o,
 	}
 }
 
+/* The print and sprint forms as one printf-style format: "%d" for a
+ * long, "%s" for a string, the printd delimiter between values (its '%'
+ * doubled), and "\n" for the ln forms.
+ */
+static const char *values_format(struct emitter *em, const struct expr *e)
+{
+	struct strbuf f;
+	const char *r, *p;
+	int i;
+
+	sb_init(&f);
+	sb_putn(&f, "", 0);
+	for (i = 0; i < e->args.n; i++) {
+		const struct expr *a = e->args.items[i];
+
+		if (i && print_is_delim(e->name))
+			for (p = e->fmt; *p; p++)
+				sb_puts(&f, *p == '%' ? "%%" : (char[]){ *p, 0 });
+		sb_puts(&f, a->type == TY_STRING ? "%s" : "%d");
+	}
+	if (print_is_ln(e->name))
+		sb_puts(&f, "\\n");
+	r = arena_strdup(em->s->arena, f.buf);
+	sb_free(&f);
+	return r;
+}
+
+static bool has_hist_arg(const struct expr *e)
+{
+	int i;
+
+	for (i = 0; i < e->args.n; i++)
+		if (((const struct expr *)e->args.items[i])->kind == EX_HIST)
+			return true;
+	return false;
+}
+
 static void gen_print(struct emitter *em, struct strbuf *o,
 		      const struct expr *e)
 {
 	bool sform = e->name[0] == 's';
 	bool fmt = strstr(e->name, "printf") != NULL;
+	const char *f = fmt ? e->fmt : NULL;
 
-	if (fmt && !sform) {
-		sb_puts(o, "({ _stp_printf(\"");
-		sb_puts(o, e->fmt);
-		sb_puts(o, "\"");
-		gen_format_args(em, o, e);
-		sb_puts(o, "); (int64_t)0; })");
-		return;
-	}
-	if (fmt) {
-		const char *tmp = new_tmp(em);
-
-		sb_printf(o, "({ _stp_snprintf(%s, MAXSTRINGLEN, \"", tmp);
-		sb_puts(o, e->fmt);
-		sb_puts(o, "\"");
-		gen_format_args(em, o, e);
-		sb_printf(o, "); (const char *)%s; })", tmp);
-		return;
-	}
-	if (!sform) {
+	if (!fmt && !sform && has_hist_arg(e)) {
 		sb_puts(o, "({ ");
 		gen_print_values(em, o, e);
 		sb_puts(o, "(int64_t)0; })");
 		return;
 	}
-	emit_error(em, e->loc, "'%s' is not supported yet; use sprintf",
-		   e->name);
-	sb_puts(o, "\"\"");
+	if (!fmt) {
+		if (has_hist_arg(e)) {
+			emit_error(em, e->loc, "'%s' of a histogram is not "
+				   "supported yet", e->name);
+			sb_puts(o, "\"\"");
+			return;
+		}
+		f = values_format(em, e);
+	}
+	if (!sform) {
+		sb_printf(o, "({ _stp_printf(\"%s\"", f);
+		gen_format_args(em, o, e);
+		sb_puts(o, "); (int64_t)0; })");
+		return;
+	}
+	{
+		const char *tmp = new_tmp(em);
+
+		sb_printf(o, "({ _stp_snprintf(%s, MAXSTRINGLEN, \"%s\"", tmp,
+			  f);
+		gen_format_args(em, o, e);
+		sb_printf(o, "); (const char *)%s; })", tmp);
+	}
 }
 
 static void gen_target_unsupported(struct emitter *em, struct strbuf *o,

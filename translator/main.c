@@ -153,7 +153,9 @@ static long tv_ms(const struct timeval *a, const struct timeval *b)
 	       (b->tv_usec - a->tv_usec) / 1000;
 }
 
-/* "Pass N: <what> in <usr>usr/<sys>sys/<real>real ms." with -v. */
+/* "Pass N: <what> using <rss>res kb, in <usr>usr/<sys>sys/<real>real ms."
+ * with -v.
+ */
 static void clock_report(struct session *s, int pass, const char *what,
 			 const struct pass_clock *c)
 {
@@ -167,8 +169,9 @@ static void clock_report(struct session *s, int pass, const char *what,
 	getrusage(RUSAGE_SELF, &ru);
 	real = (now.tv_sec - c->wall.tv_sec) * 1000 +
 	       (now.tv_nsec - c->wall.tv_nsec) / 1000000;
-	fprintf(stderr, "Pass %d: %s in %ldusr/%ldsys/%ldreal ms.\n", pass,
-		what, tv_ms(&c->ru.ru_utime, &ru.ru_utime),
+	fprintf(stderr, "Pass %d: %s using %ldres kb, in "
+		"%ldusr/%ldsys/%ldreal ms.\n", pass, what, ru.ru_maxrss,
+		tv_ms(&c->ru.ru_utime, &ru.ru_utime),
 		tv_ms(&c->ru.ru_stime, &ru.ru_stime), real);
 }
 
@@ -484,7 +487,7 @@ static int run_passes(struct session *s)
 		return 1;
 	}
 	clock_report(s, 1, arena_printf(s->arena, "parsed user script and "
-		     "%d macro files", s->lib_macros.n ? 1 : 0), &c);
+		     "%d library macros", s->lib_macros.n), &c);
 	if (s->opt.last_pass == 1) {
 		lex_warn_unused_args(s);
 		if (s->errors) {
