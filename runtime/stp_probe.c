@@ -77,16 +77,26 @@ struct context *_stp_probe_enter(const struct stp_probe *p, int want_state)
 	c->last_stmt = NULL;
 	c->nesting = 0;
 	c->next = 0;
+#ifdef STAP_SUPPRESS_TIME_LIMITS_ENABLE
+	c->actionremaining = LONG_MAX;
+#else
 	c->actionremaining = INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE :
 			     MAXACTION;
+#endif
 	return c;
 }
 
+/* Set when the overload check fired: that error always ends the run. */
+static bool _stp_probe_leave_overloaded;
+
 void _stp_probe_leave(struct context *c)
 {
+#ifndef STAP_SUPPRESS_HANDLER_ERRORS
 	if (unlikely(c->last_error))
-		_stp_soft_error(c->last_error,
-				c->last_stmt ? c->last_stmt : c->probe_point);
+		_stp_soft_error(c->last_error, c->last_stmt);
+#endif
+	if (unlikely(READ_ONCE(_stp_probe_leave_overloaded)))
+		_stp_request_error_exit();
 	_stp_print_flush();
 	atomic_dec(&c->busy);
 }
@@ -105,10 +115,53 @@ void _stp_error_fmt(struct context *c, const char *where,
 	c->last_stmt = where;
 }
 
+#if !defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE)
+/* Overload: a CPU that spends more than STP_OVERLOAD_THRESHOLD cycles in
+ * handlers within STP_OVERLOAD_INTERVAL cycles ends the session, so a
+ * script cannot starve the machine.  Per CPU, touched with preemption
+ * off.
+ */
+struct stp_overload {
+	cycles_t base;
+	cycles_t sum;
+};
+
+static DEFINE_PER_CPU(struct stp_overload, _stp_overload);
+
+static void _stp_overload_account(struct context *c, cycles_t start)
+{
+	struct stp_overload *o = this_cpu_ptr(&_stp_overload);
+	cycles_t now = get_cycles();
+
+	if (!o->base)
+		o->base = start;
+	o->sum += now - start;
+	if (now - o->base < (cycles_t)STP_OVERLOAD_INTERVAL)
+		return;
+	if (o->sum > (cycles_t)STP_OVERLOAD_THRESHOLD &&
+	    !c->last_error) {
+		snprintf(c->error_buffer, sizeof(c->error_buffer),
+			 "probe overhead (%llu cycles) exceeded threshold "
+			 "(%llu cycles) in last %llu cycles",
+			 (unsigned long long)o->sum,
+			 (unsigned long long)STP_OVERLOAD_THRESHOLD,
+			 (unsigned long long)(now - o->base));
+		c->last_error = c->error_buffer;
+		c->last_stmt = NULL;
+		_stp_probe_leave_overloaded = true;
+	}
+	o->base = now;
+	o->sum = 0;
+}
+#endif
+
 void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
 		    int want_state)
 {
 	struct context *c;
+#if !defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE)
+	cycles_t start = get_cycles();
+#endif
 
 	preempt_disable();
 	c = _stp_probe_enter(p, want_state);
@@ -119,6 +172,9 @@ void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
 			c->user_mode_p = true;
 		}
 		p->handler(c);
+#if !defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE)
+		_stp_overload_account(c, start);
+#endif
 		_stp_probe_leave(c);
 	}
 	preempt_enable();

@@ -77,6 +77,11 @@ static void _stp_sess_fail(void)
 		_stp_ctl_request_exit();
 }
 
+void _stp_request_error_exit(void)
+{
+	_stp_sess_fail();
+}
+
 void _stp_soft_error(const char *msg, const char *where)
 {
 	if (!msg || !*msg)

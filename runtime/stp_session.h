@@ -49,6 +49,8 @@ void _stp_request_exit(void);
  * count it, and stop the session when the count passes MAXERRORS.
  */
 void _stp_soft_error(const char *msg, const char *where);
+/* End the session through the error probes (overload). */
+void _stp_request_error_exit(void);
 /* A probe skipped (reentrancy, lock timeout, low stack); the session
  * stops with "Skipped too many probes" past MAXSKIPPED.
  */

@@ -207,6 +207,8 @@ uint64_t kbuild_hash(struct session *s, const char *csrc)
 		h = fnv_str(h, s->opt.defines.items[i]);
 	for (i = 0; i < s->opt.kbuild_opts.n; i++)
 		h = fnv_str(h, s->opt.kbuild_opts.items[i]);
+	h = fnv_str(h, s->opt.suppress_time_limits ? "stl" : "");
+	h = fnv_str(h, s->opt.suppress_handler_errors ? "she" : "");
 	d = opendir(s->runtime_root);
 	while (d && (de = readdir(d)))
 		if (strstr(de->d_name, ".c") || strstr(de->d_name, ".h"))
@@ -240,6 +242,12 @@ static const char *ccflags(struct session *s, const char *conf)
 	for (i = 0; i < s->opt.defines.n; i++)
 		f = arena_printf(s->arena, "%s -D%s", f,
 				 (const char *)s->opt.defines.items[i]);
+	if (s->opt.suppress_time_limits)
+		f = arena_printf(s->arena, "%s -DSTAP_SUPPRESS_TIME_LIMITS_ENABLE",
+				 f);
+	if (s->opt.suppress_handler_errors)
+		f = arena_printf(s->arena, "%s -DSTAP_SUPPRESS_HANDLER_ERRORS",
+				 f);
 	return f;
 }
 
