@@ -334,42 +334,40 @@ static void gen_binary(struct emitter *em, struct strbuf *o,
 		return;
 	}
 	if (!strcmp(op, "<<") || !strcmp(op, ">>")) {
-		sb_puts(o, "((int64_t)(");
-		if (*op == '<')
-			sb_puts(o, "(uint64_t)");
+		sb_puts(o, "({ int64_t __x = ");
 		gen_expr(em, o, e->a);
-		sb_printf(o, " %s (", op);
+		sb_puts(o, ", __y = ");
 		gen_expr(em, o, e->b);
-		sb_puts(o, " & 63)))");
+		if (*op == '<')
+			sb_puts(o, "; (int64_t)((uint64_t)__x << (__y & 63)); })");
+		else
+			sb_puts(o, "; __x >> (__y & 63); })");
 		return;
 	}
-	/* + - * wrap as the established tool's C does */
-	sb_puts(o, "((int64_t)((uint64_t)");
+	/* left operand first, as the language defines; + - * wrap */
+	sb_puts(o, "({ uint64_t __x = ");
 	gen_expr(em, o, e->a);
-	sb_printf(o, " %s (uint64_t)", op);
+	sb_puts(o, ", __y = ");
 	gen_expr(em, o, e->b);
-	sb_puts(o, "))");
-	if (strchr("&|^", *op)) {
-		/* bitwise ops need no unsigned detour but it is harmless */
-	}
+	sb_printf(o, "; (int64_t)(__x %s __y); })", op);
 }
 
 static void gen_compare(struct emitter *em, struct strbuf *o,
 			const struct expr *e)
 {
 	if (e->a->type == TY_STRING) {
-		sb_puts(o, "((int64_t)(strcmp(");
+		sb_puts(o, "({ const char *__x = ");
 		gen_expr(em, o, e->a);
-		sb_puts(o, ", ");
+		sb_puts(o, ", *__y = ");
 		gen_expr(em, o, e->b);
-		sb_printf(o, ") %s 0))", e->op);
+		sb_printf(o, "; (int64_t)(strcmp(__x, __y) %s 0); })", e->op);
 		return;
 	}
-	sb_puts(o, "((int64_t)(");
+	sb_puts(o, "({ int64_t __x = ");
 	gen_expr(em, o, e->a);
-	sb_printf(o, " %s ", e->op);
+	sb_puts(o, ", __y = ");
 	gen_expr(em, o, e->b);
-	sb_puts(o, "))");
+	sb_printf(o, "; (int64_t)(__x %s __y); })", e->op);
 }
 
 static int regex_index(struct emitter *em, const char *pattern)
@@ -635,7 +633,8 @@ static void gen_print_values(struct emitter *em, struct strbuf *o,
 		sb_puts(o, "_stp_print_char('\\n'); ");
 }
 
-static void gen_format_args(struct emitter *em, struct strbuf *o,
+/* Arguments are evaluated left to right into locals, then passed. */
+static void gen_format_vals(struct emitter *em, struct strbuf *o,
 			    const struct expr *e)
 {
 	int i;
@@ -643,14 +642,21 @@ static void gen_format_args(struct emitter *em, struct strbuf *o,
 	for (i = 0; i < e->args.n; i++) {
 		const struct expr *a = e->args.items[i];
 
-		if (a->type == TY_STRING) {
-			sb_puts(o, ", (const char *)(");
-		} else {
-			sb_puts(o, ", (int64_t)(");
-		}
+		sb_printf(o, "%s __p%d = ", a->type == TY_STRING ?
+			  "const char *" : "int64_t", i);
 		gen_expr(em, o, a);
-		sb_putc(o, ')');
+		sb_puts(o, "; ");
 	}
+}
+
+static void gen_format_args(struct emitter *em, struct strbuf *o,
+			    const struct expr *e)
+{
+	int i;
+
+	(void)em;
+	for (i = 0; i < e->args.n; i++)
+		sb_printf(o, ", __p%d", i);
 }
 
 /* The print and sprint forms as one printf-style format: "%d" for a
@@ -713,7 +719,9 @@ static void gen_print(struct emitter *em, struct strbuf *o,
 		f = values_format(em, e);
 	}
 	if (!sform) {
-		sb_printf(o, "({ _stp_printf(\"%s\"", f);
+		sb_puts(o, "({ ");
+		gen_format_vals(em, o, e);
+		sb_printf(o, "_stp_printf(\"%s\"", f);
 		gen_format_args(em, o, e);
 		sb_puts(o, "); (int64_t)0; })");
 		return;
@@ -721,7 +729,9 @@ static void gen_print(struct emitter *em, struct strbuf *o,
 	{
 		const char *tmp = new_tmp(em);
 
-		sb_printf(o, "({ _stp_snprintf(%s, MAXSTRINGLEN, \"%s\"", tmp,
+		sb_puts(o, "({ ");
+		gen_format_vals(em, o, e);
+		sb_printf(o, "_stp_snprintf(%s, MAXSTRINGLEN, \"%s\"", tmp,
 			  f);
 		gen_format_args(em, o, e);
 		sb_printf(o, "); (const char *)%s; })", tmp);
@@ -792,11 +802,11 @@ static void gen_expr(struct emitter *em, struct strbuf *o,
 		sb_puts(o, ")))");
 		break;
 	case EX_CONCAT:
-		sb_printf(o, "_stp_strcat(%s, ", new_tmp(em));
+		sb_puts(o, "({ const char *__x = ");
 		gen_expr(em, o, e->a);
-		sb_puts(o, ", ");
+		sb_puts(o, ", *__y = ");
 		gen_expr(em, o, e->b);
-		sb_puts(o, ")");
+		sb_printf(o, "; _stp_strcat(%s, __x, __y); })", new_tmp(em));
 		break;
 	case EX_TERNARY:
 		sb_puts(o, "(");

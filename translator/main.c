@@ -383,6 +383,8 @@ static int run_staprun(struct session *s, const char *ko)
 		vec_push(s->arena, &args, "-b");
 	if (!s->opt.use_vm)
 		vec_push(s->arena, &args, (void *)ko);
+	else
+		vec_push(s->arena, &args, "--");	/* module arguments */
 	for (i = 0; i < s->opt.global_sets.n; i++)
 		vec_push(s->arena, &args, s->opt.global_sets.items[i]);
 	vec_push(s->arena, &args, NULL);

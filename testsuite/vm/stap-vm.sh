@@ -3,7 +3,10 @@
 # throwaway QEMU guest booted with the module's kernel, and gives back
 # the script's output and exit status as if it had run here.
 #
-#   stap-vm.sh KVER MODULE.ko STAPRUN [STAPRUN-OPTIONS...] [-- ARGS...]
+#   stap-vm.sh KVER MODULE.ko STAPRUN [OPTIONS...] [-- MODULE-ARGS...]
+#
+# OPTIONS go to staprun before the module, MODULE-ARGS (name=value, as
+# from stap -G) after it.
 #
 # The guest's console carries the output base64-encoded between markers,
 # so kernel messages cannot mix with it.
@@ -25,12 +28,24 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/stapvm.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 # The guest command line: staprun with its options, quoted for sh.
-args=
+quote()
+{
+	printf " '%s'" "${1//\'/\'\\\'\'}"
+}
+opts=
+margs=
+after=
 for a in "$@"; do
-	args+=" '${a//\'/\'\\\'\'}'"
+	if [ -z "$after" ] && [ "$a" = -- ]; then
+		after=1
+	elif [ -n "$after" ]; then
+		margs+=$(quote "$a")
+	else
+		opts+=$(quote "$a")
+	fi
 done
 mod=/opt/tapir/$(basename "$ko")
-cmd="staprun$args $mod >/tmp/out 2>/tmp/err; rc=\$?"
+cmd="staprun$opts $mod$margs >/tmp/out 2>/tmp/err; rc=\$?"
 cmd+="; echo @@stapvm@@ out; base64 /tmp/out"
 cmd+="; echo @@stapvm@@ err; base64 /tmp/err"
 cmd+="; echo @@stapvm@@ rc=\$rc"
