@@ -307,15 +307,25 @@ static void gen_stat_extract(struct emitter *em, struct strbuf *o,
 	sb_puts(o, " } __v; })");
 }
 
+/* "({ T __x = A; T __y = B; ": both operands in order, for the caller
+ * to combine and close with " })".
+ */
+static void gen_pair(struct emitter *em, struct strbuf *o, const char *type,
+		     const struct expr *a, const struct expr *b)
+{
+	sb_printf(o, "({ %s __x = ", type);
+	gen_expr(em, o, a);
+	sb_printf(o, "; %s __y = ", type);
+	gen_expr(em, o, b);
+	sb_puts(o, "; ");
+}
+
 /* Division and modulo: /0 is an error, INT64_MIN / -1 wraps. */
 static void gen_divmod(struct emitter *em, struct strbuf *o,
 		       const struct expr *e, const char *op)
 {
-	sb_puts(o, "({ int64_t __x = ");
-	gen_expr(em, o, e->a);
-	sb_puts(o, ", __y = ");
-	gen_expr(em, o, e->b);
-	sb_puts(o, "; if (unlikely(__y == 0)) { ");
+	gen_pair(em, o, "int64_t", e->a, e->b);
+	sb_puts(o, "if (unlikely(__y == 0)) { ");
 	raise_at(em, o, "division by 0", e);
 	if (*op == '/')
 		sb_puts(o, " } __y == -1 ? (int64_t)(0 - (uint64_t)__x) : "
@@ -334,40 +344,28 @@ static void gen_binary(struct emitter *em, struct strbuf *o,
 		return;
 	}
 	if (!strcmp(op, "<<") || !strcmp(op, ">>")) {
-		sb_puts(o, "({ int64_t __x = ");
-		gen_expr(em, o, e->a);
-		sb_puts(o, ", __y = ");
-		gen_expr(em, o, e->b);
+		gen_pair(em, o, "int64_t", e->a, e->b);
 		if (*op == '<')
-			sb_puts(o, "; (int64_t)((uint64_t)__x << (__y & 63)); })");
+			sb_puts(o, "(int64_t)((uint64_t)__x << (__y & 63)); })");
 		else
-			sb_puts(o, "; __x >> (__y & 63); })");
+			sb_puts(o, "__x >> (__y & 63); })");
 		return;
 	}
 	/* left operand first, as the language defines; + - * wrap */
-	sb_puts(o, "({ uint64_t __x = ");
-	gen_expr(em, o, e->a);
-	sb_puts(o, ", __y = ");
-	gen_expr(em, o, e->b);
-	sb_printf(o, "; (int64_t)(__x %s __y); })", op);
+	gen_pair(em, o, "uint64_t", e->a, e->b);
+	sb_printf(o, "(int64_t)(__x %s __y); })", op);
 }
 
 static void gen_compare(struct emitter *em, struct strbuf *o,
 			const struct expr *e)
 {
 	if (e->a->type == TY_STRING) {
-		sb_puts(o, "({ const char *__x = ");
-		gen_expr(em, o, e->a);
-		sb_puts(o, ", *__y = ");
-		gen_expr(em, o, e->b);
-		sb_printf(o, "; (int64_t)(strcmp(__x, __y) %s 0); })", e->op);
+		gen_pair(em, o, "const char *", e->a, e->b);
+		sb_printf(o, "(int64_t)(strcmp(__x, __y) %s 0); })", e->op);
 		return;
 	}
-	sb_puts(o, "({ int64_t __x = ");
-	gen_expr(em, o, e->a);
-	sb_puts(o, ", __y = ");
-	gen_expr(em, o, e->b);
-	sb_printf(o, "; (int64_t)(__x %s __y); })", e->op);
+	gen_pair(em, o, "int64_t", e->a, e->b);
+	sb_printf(o, "(int64_t)(__x %s __y); })", e->op);
 }
 
 static int regex_index(struct emitter *em, const char *pattern)
@@ -802,11 +800,8 @@ static void gen_expr(struct emitter *em, struct strbuf *o,
 		sb_puts(o, ")))");
 		break;
 	case EX_CONCAT:
-		sb_puts(o, "({ const char *__x = ");
-		gen_expr(em, o, e->a);
-		sb_puts(o, ", *__y = ");
-		gen_expr(em, o, e->b);
-		sb_printf(o, "; _stp_strcat(%s, __x, __y); })", new_tmp(em));
+		gen_pair(em, o, "const char *", e->a, e->b);
+		sb_printf(o, "_stp_strcat(%s, __x, __y); })", new_tmp(em));
 		break;
 	case EX_TERNARY:
 		sb_puts(o, "(");
