@@ -123,10 +123,8 @@ kernel_tests()
 	component vm bash "$TAPIR_SRCDIR/testsuite/vm/check-vm.sh"
 	component transport env STAPRUN="$STAPRUN" bash \
 		"$TAPIR_SRCDIR/testsuite/kernel/transport/check.sh"
-	if [ -f "$TAPIR_SRCDIR/testsuite/run/check-run.sh" ]; then
-		component run env STAP="$STAP" STAPRUN="$STAPRUN" bash \
-			"$TAPIR_SRCDIR/testsuite/run/check-run.sh"
-	fi
+	# testsuite/run (scripts run end to end with expected output) joins
+	# here once its expectations are settled: see its README.
 }
 
 unit_tests

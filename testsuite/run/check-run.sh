@@ -1,0 +1,668 @@
+#!/bin/bash
+# check-run.sh - the run-time tests: builds every testsuite/run/NAME.stp
+# into t_NAME.ko with stap -p4 for each target kernel, runs them all with
+# staprun in one VM boot per kernel, and compares the exit status, stdout
+# and stderr of each run with NAME.expect.  TAP; any failure exits 1.
+
+set -uo pipefail
+
+prog=${0##*/}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+vmdir=$top/testsuite/vm
+
+usage()
+{
+	cat <<EOF
+usage: $prog [-k KVER]... [-j N] [-t SECS] [-o DIR] [-C] [-v] [TEST...]
+       $prog -p PASS [-v] [TEST...]
+  -k KVER  a kernel release to test (repeatable); default: the 6.1 and
+           6.12 releases in /lib/modules, both required
+  -j N     module builds run in parallel (default 2)
+  -t SECS  default time limit of one staprun run in the VM (default 20)
+  -o DIR   keep each test's actual result in DIR/KVER/NAME.actual
+  -C       do not use the module cache (\$TAPIR_RUN_CACHE, default
+           ~/.cache/tapir-check-run): rebuild every module
+  -p PASS  only run stap -pPASS (1-3) on each test: no kernel, no VM
+  -v       show build logs, the VM console and every result
+  TEST     a test name or shell glob (default: every NAME.stp here)
+Environment: STAP and STAPRUN name the binaries (default: the build
+tree, ./stap or build/stap, ./staprun or build/staprun).
+EOF
+	exit 2
+}
+
+kvers=()
+jobs=2
+limit=20
+pass=
+max_boots=4
+keep=
+use_cache=1
+verbose=
+patterns=()
+n=0
+failed=0
+
+# tap_result OK DESC [FILE]: one test point; FILE is shown as a comment
+# when the point failed (or with -v), cut short.
+tap_result()
+{
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+	if [ -n "${3:-}" ] && [ -s "$3" ] &&
+	   { [ "$1" != ok ] || [ -n "$verbose" ]; }; then
+		comment_file "$3"
+	fi
+	return 0
+}
+
+comment_file()
+{
+	local lines=60
+	[ -n "$verbose" ] && lines=100000
+	head -n "$lines" "$1" | sed 's/^/#   /'
+	local total
+	total=$(wc -l <"$1")
+	[ "$total" -le "$lines" ] || echo "#   ... ($((total - lines)) more lines)"
+}
+
+finish()
+{
+	echo "1..$n"
+	echo "# run: $((n - failed)) passed, $failed failed"
+	exit $((failed > 0))
+}
+
+# ---- What to run --------------------------------------------------------
+
+# The binary named by $1 (STAP or STAPRUN), else the first of the paths.
+find_binary()
+{
+	local var=$1 p
+	shift
+	if [ -n "${!var:-}" ]; then
+		case ${!var} in
+		*/*) echo "${!var}" ;;
+		*) command -v "${!var}" || echo "${!var}" ;;
+		esac
+		return
+	fi
+	for p in "$@"; do
+		if [ -x "$p" ] && [ -f "$p" ]; then
+			echo "$p"
+			return
+		fi
+	done
+	echo "$1"
+}
+
+# kernel_in FAMILY: the newest FAMILY.* release with headers.
+kernel_in()
+{
+	local d
+	for d in /lib/modules/"$1".*; do
+		[ -d "$d" ] && echo "${d##*/}"
+	done | grep -E "^$1\.[0-9]" | grep -v -e '-rt-' -e '-cloud-' |
+		sort -V | tail -n 1
+}
+
+# label KVER: "6.1" for 6.1.0-56-amd64, as the test points name it.
+label()
+{
+	local a=${1%%-*}
+	local major=${a%%.*} rest=${a#*.}
+	echo "$major.${rest%%.*}"
+}
+
+# need WHAT: one missing prerequisite, with what to do about it.
+need()
+{
+	missing+=("$*")
+}
+
+# Lists in $missing every prerequisite that is not there (for -p, only
+# stap), choosing the kernels first unless -k named them.
+check_prerequisites()
+{
+	local tool k fam pkg
+	missing=()
+	[ -x "$stap" ] ||
+		need "stap: '$stap' is not executable (build it, or set STAP)"
+	[ -n "$pass" ] && return 0
+	[ -x "$staprun" ] ||
+		need "staprun: '$staprun' is not executable" \
+		     "(build it, or set STAPRUN)"
+	for tool in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static \
+		    cpio:cpio gzip:gzip base64:coreutils make:make gcc:gcc \
+		    sha256sum:coreutils; do
+		command -v "${tool%%:*}" >/dev/null ||
+			need "${tool%%:*} (apt-get install ${tool#*:})"
+	done
+	if [ ${#kvers[@]} -eq 0 ]; then
+		for fam in 6.1 6.12; do
+			k=$(kernel_in "$fam")
+			pkg=linux-image-amd64
+			[ "$fam" = 6.1 ] || pkg=linux-image-$fam-amd64
+			if [ -n "$k" ]; then
+				kvers+=("$k")
+			else
+				need "a $fam kernel with headers (apt-get" \
+				     "install $pkg ${pkg/image/headers})"
+			fi
+		done
+	fi
+	for k in ${kvers[@]+"${kvers[@]}"}; do
+		[ -r "/boot/vmlinuz-$k" ] ||
+			need "/boot/vmlinuz-$k (apt-get install linux-image-$k)"
+		[ -e "/lib/modules/$k/build/Makefile" ] ||
+			need "the headers of $k (apt-get install" \
+			     "linux-headers-$k)"
+	done
+}
+
+selected()
+{
+	local p
+	[ ${#patterns[@]} -eq 0 ] && return 0
+	for p in "${patterns[@]}"; do
+		# shellcheck disable=SC2053
+		[[ $1 == $p ]] && return 0
+	done
+	return 1
+}
+
+# ---- Test headers (as testsuite/golden.sh reads them) ---------------------
+
+# header KEY FILE: the value of the first "# KEY:" among the leading
+# comment lines.
+header()
+{
+	sed -n -e '/^#/!q' -e 's/\r$//' -e "s/^# $1:[[:space:]]*//p" "$2" |
+		head -n 1
+}
+
+# headers KEY FILE: every "# KEY:" value among the leading comment lines.
+headers()
+{
+	sed -n -e '/^#/!q' -e 's/\r$//' -e "s/^# $1:[[:space:]]*//p" "$2"
+}
+
+# split_words ARRAY TEXT: TEXT split like shell words into ARRAY.
+split_words()
+{
+	eval "$1=($2)"
+}
+
+# staprun_args: the staprun options and module arguments for the stap
+# options in $args, as translator/main.c run_staprun() passes them.
+staprun_args()
+{
+	local i a v
+	sr_opts=()
+	sr_vars=()
+	for ((i = 0; i < ${#args[@]}; i++)); do
+		a=${args[i]}
+		case $a in
+		-G | -o | -c | -x | -T | -s)
+			v=${args[i + 1]:-}
+			i=$((i + 1)) ;;
+		-G* | -o* | -c* | -x* | -T* | -s*)
+			v=${a:2}
+			a=${a:0:2} ;;
+		-b) sr_opts+=(-b); continue ;;
+		*) continue ;;
+		esac
+		case $a in
+		-G) sr_vars+=("$v") ;;
+		*) sr_opts+=("$a" "$v") ;;
+		esac
+	done
+}
+
+# A word for busybox sh, single-quoted.
+shell_quote()
+{
+	local s=${1//\'/\'\\\'\'}
+	printf "'%s'" "$s"
+}
+
+# ---- Pass 4 for every test ------------------------------------------------
+
+# The hash of everything outside a test that goes into its module.
+tool_hash()
+{
+	{
+		sha256sum "$stap"
+		find "$top/runtime" "$top/tapset" -type f -print0 |
+			LC_ALL=C sort -z | xargs -0 sha256sum
+		gcc --version 2>&1 | head -n 1
+		echo "tapir-check-run 1"
+	} | sha256sum | cut -c1-64
+}
+
+kernel_hash()
+{
+	cat "/lib/modules/$1/build/.config" \
+	    "/lib/modules/$1/build/include/config/kernel.release" \
+	    2>/dev/null | sha256sum | cut -c1-16
+}
+
+# build_one KVER NAME: t_NAME.ko in $tmp/KVER/build/NAME, from the cache
+# when it has it; the verdict goes to NAME.status for the TAP pass.
+build_one()
+{
+	local k=$1 name=$2 bdir=$tmp/$1/build/$2 key cdir rc
+	local script=$here/$2.stp
+
+	mkdir -p "$bdir"
+	cp "$script" "$bdir/$name.stp"
+	split_words args "$(header args "$script")"
+	split_words sargs "$(header script-args "$script")"
+	key=$( {
+		echo "$thash ${khash[$k]} $k $name"
+		printf '%s\n' ${args[@]+"${args[@]}"} -- \
+			${sargs[@]+"${sargs[@]}"}
+		cat "$script"
+	} | sha256sum | cut -c1-40)
+	cdir=$cache/$k/${key:0:2}/$key
+	if [ -n "$use_cache" ] && [ -f "$cdir/t_$name.ko" ]; then
+		cp "$cdir/t_$name.ko" "$bdir/"
+		echo cached >"$bdir/status"
+		return
+	fi
+	(cd "$bdir" && exec timeout 600 "$stap" -p4 -r "$k" -m "t_$name" \
+		${args[@]+"${args[@]}"} "$name.stp" ${sargs[@]+"${sargs[@]}"} \
+		</dev/null >build.out 2>build.err)
+	rc=$?
+	if [ $rc -eq 0 ] && [ -f "$bdir/t_$name.ko" ]; then
+		echo built >"$bdir/status"
+		if [ -n "$use_cache" ] && mkdir -p "$cdir"; then
+			cp "$bdir/t_$name.ko" "$cdir/t_$name.ko.tmp" &&
+				mv "$cdir/t_$name.ko.tmp" "$cdir/t_$name.ko"
+		fi
+	else
+		{
+			echo "stap -p4 exited with status $rc:"
+			cat "$bdir/build.err" "$bdir/build.out"
+		} >"$bdir/build.log"
+		echo failed >"$bdir/status"
+	fi
+}
+
+build_all()
+{
+	local k name running=0
+	for k in "${kvers[@]}"; do
+		for name in "${tests[@]}"; do
+			if [ $running -ge "$jobs" ]; then
+				wait -n
+				running=$((running - 1))
+			fi
+			build_one "$k" "$name" &
+			running=$((running + 1))
+		done
+	done
+	wait
+}
+
+# ---- The VM ---------------------------------------------------------------
+
+# stage DIR NAME...: the modules of the named tests and the run script,
+# as one test of the VM runner: DIR/tests/stap-run/run.
+stage()
+{
+	local dir=$1 name t a stage=$1/tests/stap-run
+	shift
+	mkdir -p "$stage"
+	{
+		cat "$here/vm-run.sh"
+		for name in "$@"; do
+			cp "$tmp/$kver/build/$name/t_$name.ko" "$stage/"
+			split_words args "$(header args "$here/$name.stp")"
+			staprun_args
+			t=$(header timeout "$here/$name.stp")
+			printf 't %s %s staprun' "$name" "${t:-$limit}"
+			for a in ${sr_opts[@]+"${sr_opts[@]}"} "t_$name.ko" \
+				 ${sr_vars[@]+"${sr_vars[@]}"}; do
+				printf ' %s' "$(shell_quote "$a")"
+			done
+			printf '\n'
+		done
+		echo 'finish'
+	} >"$stage/run"
+	chmod +x "$stage/run"
+}
+
+# boot DIR NTESTS: one VM with the tests staged in DIR; the console log,
+# the VM runner's TAP and the results channel stay in DIR.
+boot()
+{
+	local d=$1 secs
+	if ! "$vmdir/mkinitramfs.sh" -o "$d/initrd" -r "$kver" -t "$d/tests" \
+	     -f "$staprun:/usr/local/bin/staprun" >"$d/mkinitramfs.log" 2>&1
+	then
+		return 1
+	fi
+	# Boot, then every test at its limit at worst: the VM's own time
+	# limits only stop a hung kernel.
+	secs=$((120 + $2 * 5))
+	: >"$d/results"
+	"$vmdir/run-vm.sh" -k "$kver" -i "$d/initrd" -T stap-run \
+		-u "$secs" -t $((secs + 60)) -l "$d/console.log" \
+		-q "-serial file:$d/results" ${verbose:+-v} \
+		>"$d/vm.tap" 2>"$d/vm.err"
+	return 0
+}
+
+# split_results DIR: the results channel of one boot (the VM's second
+# serial port) into $tmp/KVER/res/NAME.{status,stdout,stderr,loaded,done}.
+split_results()
+{
+	local d=$tmp/$kver
+	mkdir -p "$d/res"
+	tr -d '\r' <"$1/results" | awk -v dir="$d/res" '
+		$1 == "@@run@@" && $2 == "begin" { name = $3; sec = ""; next }
+		$1 == "@@run@@" && $2 == "status" {
+			print $3 > (dir "/" name ".status"); next }
+		$1 == "@@run@@" && $2 == "loaded" {
+			print "1" > (dir "/" name ".loaded"); next }
+		$1 == "@@run@@" && ($2 == "stdout" || $2 == "stderr") {
+			sec = $2
+			printf "" > (dir "/" name "." sec ".b64")
+			next }
+		$1 == "@@run@@" && $2 == "end" {
+			print "1" > (dir "/" name ".done"); sec = ""; next }
+		sec != "" { print > (dir "/" name "." sec ".b64") }'
+	local f
+	for f in "$d"/res/*.b64; do
+		[ -e "$f" ] || continue
+		base64 -d "$f" >"${f%.b64}" 2>/dev/null ||
+			echo "(undecodable result)" >"${f%.b64}"
+	done
+}
+
+# ---- Comparing ------------------------------------------------------------
+
+# section NAME FILE: one part of a result, in the format of the .expect
+# files (testsuite/golden.sh): a missing final newline is made visible.
+section()
+{
+	echo "--- $1"
+	[ -f "$2" ] && cat "$2"
+	if [ -s "$2" ] && [ -n "$(tail -c 1 "$2")" ]; then
+		echo
+		echo '\ No newline at end of output'
+	fi
+}
+
+# normalise SCRIPT: the "# sed:" expressions of the test, in order.
+normalise()
+{
+	local e cmd=(sed)
+	while IFS= read -r e; do
+		cmd+=(-e "$e")
+	done < <(headers sed "$1")
+	if [ ${#cmd[@]} -eq 1 ]; then
+		cat
+	else
+		"${cmd[@]}"
+	fi
+}
+
+check_one()
+{
+	local name=$1 lab r=$tmp/$kver/res/$1
+	local script=$here/$1.stp expect=$here/$1.expect
+	lab="$(label "$kver")/$name"
+
+	if [ "$(cat "$tmp/$kver/build/$name/status")" = failed ]; then
+		tap_result notok "$lab (stap -p4 failed)" \
+			   "$tmp/$kver/build/$name/build.log"
+		return
+	fi
+	if [ -f "$r.died" ]; then
+		tap_result notok "$lab (the VM died during this run)" "$r.died"
+		return
+	fi
+	if [ ! -f "$r.done" ]; then
+		tap_result notok "$lab (no result from the VM)"
+		return
+	fi
+	{
+		echo "exit: $(cat "$r.status")"
+		section stdout "$r.stdout"
+		section stderr "$r.stderr"
+	} | normalise "$script" >"$r.actual"
+	if [ -n "$keep" ]; then
+		mkdir -p "$keep/$kver"
+		cp "$r.actual" "$keep/$kver/$name.actual"
+	fi
+	if [ -f "$r.loaded" ]; then
+		echo "the module was still loaded after staprun ended" \
+		     >"$r.diff"
+		tap_result notok "$lab (module left loaded)" "$r.diff"
+	elif [ ! -f "$expect" ]; then
+		tap_result notok "$lab (no $name.expect)" "$r.actual"
+	elif cmp -s "$expect" "$r.actual"; then
+		tap_result ok "$lab" "$r.actual"
+	else
+		diff -u --label "$name.expect" --label actual "$expect" \
+			"$r.actual" >"$r.diff"
+		tap_result notok "$lab" "$r.diff"
+	fi
+}
+
+# vm_verdict DIR NUMBER: the test point of one boot (clean boot, no
+# kernel problem, power-off).  When the VM failed, the run it was in
+# (the last "start" without a result) gets a .died report, and
+# $culprit names it.
+vm_verdict()
+{
+	local d=$1 line report=$1/vm.report
+	culprit=
+	line=$(grep -E '^(not )?ok [0-9]+ - vm ' "$d/vm.tap" | tail -n 1)
+	if [ -n "$line" ] && [ "${line#ok }" != "$line" ]; then
+		tap_result ok "$(label "$kver")/vm$2: clean boot, runs," \
+			   "power-off" "$d/vm.tap"
+		return 0
+	fi
+	culprit=$(sed -n 's/.*@@run@@ start \([a-z0-9_]*\).*/\1/p' \
+		  "$d/console.log" 2>/dev/null | tail -n 1)
+	if [ -n "$culprit" ] && [ -f "$tmp/$kver/res/$culprit.done" ]; then
+		culprit=
+	fi
+	[ -n "$line" ] || line="run-vm.sh gave no verdict"
+	{
+		cat "$d/vm.tap" "$d/vm.err"
+		echo "--- the end of the console:"
+		tail -n 40 "$d/console.log" 2>/dev/null
+	} >"$report"
+	[ -n "$culprit" ] && cp "$report" "$tmp/$kver/res/$culprit.died"
+	tap_result notok "$(label "$kver")/vm$2: ${line#*- vm }" "$report"
+	return 1
+}
+
+# run_kernel: every test that built, in as few boots as the kernel
+# allows: when a run kills the VM, the tests after it go to a new boot.
+run_kernel()
+{
+	local name boot=1 d todo=() rest t0=$SECONDS
+	for name in "${tests[@]}"; do
+		[ "$(cat "$tmp/$kver/build/$name/status")" = failed ] ||
+			todo+=("$name")
+	done
+	while [ ${#todo[@]} -gt 0 ] && [ $boot -le $max_boots ]; do
+		d=$tmp/$kver/boot$boot
+		mkdir -p "$d"
+		stage "$d" "${todo[@]}"
+		if ! boot "$d" "${#todo[@]}"; then
+			tap_result notok "$(label "$kver")/vm$boot: mkinitramfs" \
+				   "$d/mkinitramfs.log"
+			break
+		fi
+		split_results "$d"
+		vm_verdict "$d" "$boot" && break
+		[ -n "$culprit" ] || break
+		rest=()
+		for name in "${todo[@]}"; do
+			[ -f "$tmp/$kver/res/$name.done" ] ||
+			[ -f "$tmp/$kver/res/$name.died" ] || rest+=("$name")
+		done
+		todo=(${rest[@]+"${rest[@]}"})
+		boot=$((boot + 1))
+	done
+	vm_secs=$((SECONDS - t0))
+}
+
+# translate_only PASS: stap -pPASS for every test, no kernel needed.
+translate_only()
+{
+	local name rc
+	for name in "${tests[@]}"; do
+		split_words args "$(header args "$here/$name.stp")"
+		split_words sargs "$(header script-args "$here/$name.stp")"
+		(cd "$here" && exec timeout 60 "$stap" -p"$pass" \
+			${args[@]+"${args[@]}"} "$name.stp" \
+			${sargs[@]+"${sargs[@]}"} </dev/null >/dev/null \
+			2>"$tmp/$name.err")
+		rc=$?
+		if [ $rc -eq 0 ]; then
+			tap_result ok "p$pass/$name"
+		else
+			echo "stap -p$pass exited with status $rc:" >"$tmp/$name.log"
+			cat "$tmp/$name.err" >>"$tmp/$name.log"
+			tap_result notok "p$pass/$name" "$tmp/$name.log"
+		fi
+	done
+}
+
+# The tests named by the patterns, in name order.
+select_tests()
+{
+	local name
+	tests=()
+	for name in "$here"/*.stp; do
+		name=${name##*/}
+		name=${name%.stp}
+		selected "$name" && tests+=("$name")
+	done
+	for name in ${tests[@]+"${tests[@]}"}; do
+		if ! [[ $name =~ ^[a-z0-9_]{1,50}$ ]]; then
+			echo "$prog: '$name': test names are [a-z0-9_]{1,50}" \
+			     "(they name modules)" >&2
+			exit 2
+		fi
+	done
+}
+
+# Keep the host out of the modules: no rc file, no caller settings;
+# stap's own cache of kernel API probes is kept between runs.
+setup_env()
+{
+	cache=${TAPIR_RUN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tapir-check-run}
+	mkdir -p "$cache/stapdir"
+	export SYSTEMTAP_DIR=$cache/stapdir
+	export SYSTEMTAP_TAPSET=$top/tapset
+	export SYSTEMTAP_RUNTIME=$top/runtime
+	export LC_ALL=C
+	unset SYSTEMTAP_REMOTE SYSTEMTAP_COLOR SYSTEMTAP_PATH
+}
+
+parse_options()
+{
+	local opt
+	while getopts 'k:j:t:o:p:Cvh' opt; do
+		case $opt in
+		k) kvers+=("$OPTARG") ;;
+		j) jobs=$OPTARG ;;
+		t) limit=$OPTARG ;;
+		o) keep=$OPTARG ;;
+		p) pass=$OPTARG ;;
+		C) use_cache= ;;
+		v) verbose=1 ;;
+		*) usage ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	patterns=("$@")
+	case $jobs$limit$pass in
+	*[!0-9]*) usage ;;
+	esac
+	case $pass in
+	'' | [123]) ;;
+	*) usage ;;
+	esac
+	[ -z "$keep" ] || keep=$(mkdir -p "$keep" && cd "$keep" && pwd)
+	return 0
+}
+
+main()
+{
+	local k t0 nbuilt ncached nfail item
+	parse_options "$@"
+	stap=$(find_binary STAP "$top/stap" "$top/build/stap")
+	staprun=$(find_binary STAPRUN "$top/staprun" \
+		  "$top/build/staprun")
+	check_prerequisites
+	if [ ${#missing[@]} -gt 0 ]; then
+		for item in "${missing[@]}"; do
+			tap_result notok "prerequisite: $item"
+		done
+		finish
+	fi
+	select_tests
+	if [ ${#tests[@]} -eq 0 ]; then
+		tap_result notok "no test matches: ${patterns[*]}"
+		finish
+	fi
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/tapir-check-run.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	# Copies: the build tree may be rebuilt while the suite runs.
+	mkdir -p "$tmp/bin"
+	echo "# stap: $stap"
+	cp "$stap" "$tmp/bin/stap" && stap=$tmp/bin/stap
+	setup_env
+	if [ -n "$pass" ]; then
+		translate_only
+		finish
+	fi
+	echo "# staprun: $staprun"
+	cp "$staprun" "$tmp/bin/staprun" && staprun=$tmp/bin/staprun
+	echo "# kernels: ${kvers[*]}; ${#tests[@]} tests"
+	thash=$(tool_hash)
+	declare -gA khash
+	for k in "${kvers[@]}"; do
+		khash[$k]=$(kernel_hash "$k")
+	done
+
+	t0=$SECONDS
+	build_all
+	nbuilt=$(cat "$tmp"/*/build/*/status | grep -c '^built$')
+	ncached=$(cat "$tmp"/*/build/*/status | grep -c '^cached$')
+	nfail=$(cat "$tmp"/*/build/*/status | grep -c '^failed$')
+	echo "# pass 4: $nbuilt built, $ncached from the cache, $nfail" \
+	     "failed in $((SECONDS - t0)) s (-j $jobs)"
+
+	for kver in "${kvers[@]}"; do
+		run_kernel
+		for item in "${tests[@]}"; do
+			check_one "$item"
+		done
+		echo "# $(label "$kver"): boots and runs took $vm_secs s"
+		if [ -n "$verbose" ]; then
+			for item in "$tmp/$kver"/boot*/console.log; do
+				[ -f "$item" ] && comment_file "$item"
+			done
+		fi
+	done
+	echo "# total: $SECONDS s"
+	finish
+}
+
+main "$@"

@@ -1,0 +1,58 @@
+#!/bin/sh
+# vm-run.sh - the head of /tests/stap-run/run, the script that runs the
+# run-time tests inside the VM (busybox sh); check-run.sh appends one
+# "t NAME SECS staprun ARGS..." line per test and a closing "finish".
+#
+# Results go to the VM's second serial port, which QEMU writes to a
+# file on the host: the console carries kernel messages that could cut
+# into them.  Each result is a block of lines:
+#   @@run@@ begin NAME / status N / [loaded] / stdout / BASE64...
+#   / stderr / BASE64... / end NAME
+# The console gets "@@run@@ start NAME" before each run, so that a run
+# that kills the kernel can be named.
+
+chan=/dev/ttyS1
+
+# The port must pass bytes as they are (no CR before LF, no echo).
+if ! stty -F "$chan" raw -echo -onlcr 2>/tmp/stty.err; then
+	echo "stap-run: no results channel $chan: $(cat /tmp/stty.err)"
+	exit 1
+fi
+
+# t NAME SECS CMD...: one run, stdout and stderr apart, with a time
+# limit; a module still loaded afterwards is reported and removed so
+# that it cannot disturb the next runs.
+t()
+{
+	name=$1
+	secs=$2
+	shift 2
+	echo "@@run@@ start $name"
+	timeout -k 5 "$secs" "$@" </dev/null >/tmp/out 2>/tmp/err
+	status=$?
+	loaded=
+	if grep -q "^t_$name " /proc/modules; then
+		loaded=1
+		rmmod "t_$name" 2>/dev/null
+	fi
+	# Closing the port waits until the block has left it, so nothing
+	# is lost when the VM powers off after the last run.
+	{
+		echo "@@run@@ begin $name"
+		echo "@@run@@ status $status"
+		[ -n "$loaded" ] && echo "@@run@@ loaded"
+		echo "@@run@@ stdout"
+		base64 /tmp/out
+		echo "@@run@@ stderr"
+		base64 /tmp/err
+		echo "@@run@@ end $name"
+	} >"$chan"
+}
+
+finish()
+{
+	echo "@@run@@ finished"
+	exit 0
+}
+
+cd "$(dirname "$0")" || exit 1
