@@ -1981,8 +1981,9 @@ static void gen_start_stop(struct emitter *em, struct strbuf *o)
 	run_list(o, &em->errors, "STAP_SESSION_ERROR");
 	sb_puts(o, "\t} else {\n");
 	run_list(o, &em->ends, "STAP_SESSION_STOPPING");
-	sb_puts(o, "\t}\n\t_stp_probe_run(&stp_final_probe, NULL, "
-		"_stp_session_get_state());\n}\n\n");
+	/* like an end probe: not after an error */
+	sb_puts(o, "\t\t_stp_probe_run(&stp_final_probe, NULL, "
+		"STAP_SESSION_STOPPING);\n\t}\n}\n\n");
 }
 
 static void gen_locals_unions(struct emitter *em, struct strbuf *o)
