@@ -24,6 +24,7 @@ struct body {
 	int label_seq;
 	const char *err_label;
 	bool uses_out;
+	struct vec iterating;		/* stat arrays of enclosing foreach */
 };
 
 struct emitter {
@@ -275,6 +276,16 @@ static void gen_index(struct emitter *em, struct strbuf *o,
 	sb_putc(o, ')');
 }
 
+static bool iterating(struct emitter *em, const struct vardecl *v)
+{
+	int i;
+
+	for (i = 0; i < em->b->iterating.n; i++)
+		if (em->b->iterating.items[i] == v)
+			return true;
+	return false;
+}
+
 static void gen_stat_extract(struct emitter *em, struct strbuf *o,
 			     const struct expr *e)
 {
@@ -291,8 +302,16 @@ static void gen_stat_extract(struct emitter *em, struct strbuf *o,
 
 		desc = arena_printf(em->s->arena, "%s_desc.stat",
 				    m);
-		sb_printf(o, "struct stp_map_node *__n; _stp_map_agg(%s); "
-			  "__n = _stp_map_find(%s, ", m, m);
+		/* inside a foreach over the array, the aggregate being
+		 * walked is current and must not be rebuilt under it
+		 */
+		if (iterating(em, s->a->var))
+			sb_printf(o, "struct stp_map_node *__n; "
+				  "__n = _stp_map_find(%s, ", m);
+		else
+			sb_printf(o, "struct stp_map_node *__n; "
+				  "_stp_map_agg(%s); __n = _stp_map_find(%s, ",
+				  m, m);
 		gen_keys(em, o, &s->args);
 		sb_printf(o, "); __a = _stp_node_stat(%s, __n); ", m);
 	} else {
@@ -1060,7 +1079,9 @@ static void gen_foreach(struct emitter *em, const struct stmt *st)
 				arr->type == TY_STRING);
 	}
 	gen_action(em, st);
+	vec_push(em->s->arena, &em->b->iterating, arr);
 	gen_block_body(em, st->body);
+	em->b->iterating.n--;
 	em->depth--;
 	line(em, "}");
 	em->depth--;
