@@ -45,6 +45,8 @@ struct emitter {
 static void gen_expr(struct emitter *em, struct strbuf *o,
 		     const struct expr *e);
 static void gen_stmt(struct emitter *em, const struct stmt *st);
+static const char *gen_agg_of(struct emitter *em, struct strbuf *o,
+			      const struct expr *s);
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                            */
@@ -263,9 +265,15 @@ static void gen_index(struct emitter *em, struct strbuf *o,
 	const struct expr *base = e->a;
 
 	if (base->kind == EX_HIST) {
-		emit_error(em, e->loc, "histogram bucket reads are not "
-			   "supported yet");
-		sb_puts(o, "0");
+		const char *desc;
+
+		sb_puts(o, "({ const struct stp_stat_agg *__a; int64_t __v; ");
+		desc = gen_agg_of(em, o, base->a);
+		sb_printf(o, "if (_stp_stat_bucket(%s, __a, ", desc);
+		gen_expr(em, o, e->args.items[0]);
+		sb_puts(o, ", &__v)) { ");
+		raise_at(em, o, "histogram index out of range", e);
+		sb_puts(o, " } __v; })");
 		return;
 	}
 	if (e->type == TY_STRING)
@@ -286,6 +294,33 @@ static bool iterating(struct emitter *em, const struct vardecl *v)
 	return false;
 }
 
+/* "__a = <merged stats of s>;" for a statistic or an element of a
+ * statistics array, inside a statement expression that declared
+ * __a; returns the C expression of its descriptor (a pointer).
+ */
+static const char *gen_agg_of(struct emitter *em, struct strbuf *o,
+			      const struct expr *s)
+{
+	if (s->kind == EX_INDEX) {
+		const char *m = map_of(em, s->a);
+
+		/* inside a foreach over the array, the aggregate being
+		 * walked is current and must not be rebuilt under it
+		 */
+		if (iterating(em, s->a->var))
+			sb_puts(o, "__a = _stp_node_stat(");
+		else
+			sb_printf(o, "_stp_map_agg(%s); __a = _stp_node_stat(",
+				  m);
+		sb_printf(o, "%s, _stp_map_find(%s, ", m, m);
+		gen_keys(em, o, &s->args);
+		sb_puts(o, ")); ");
+		return arena_printf(em->s->arena, "%s_desc.stat", m);
+	}
+	sb_printf(o, "__a = _stp_stat_get(%s); ", var_cname(em, s->var));
+	return arena_printf(em->s->arena, "&%s_desc", var_cname(em, s->var));
+}
+
 static void gen_stat_extract(struct emitter *em, struct strbuf *o,
 			     const struct expr *e)
 {
@@ -293,33 +328,10 @@ static void gen_stat_extract(struct emitter *em, struct strbuf *o,
 		"STP_STAT_COUNT", "STP_STAT_SUM", "STP_STAT_MIN",
 		"STP_STAT_MAX", "STP_STAT_AVG", "STP_STAT_VARIANCE",
 	};
-	const struct expr *s = e->a;
 	const char *desc;
 
 	sb_puts(o, "({ const struct stp_stat_agg *__a; int64_t __v; ");
-	if (s->kind == EX_INDEX) {
-		const char *m = map_of(em, s->a);
-
-		desc = arena_printf(em->s->arena, "%s_desc.stat",
-				    m);
-		/* inside a foreach over the array, the aggregate being
-		 * walked is current and must not be rebuilt under it
-		 */
-		if (iterating(em, s->a->var))
-			sb_printf(o, "struct stp_map_node *__n; "
-				  "__n = _stp_map_find(%s, ", m);
-		else
-			sb_printf(o, "struct stp_map_node *__n; "
-				  "_stp_map_agg(%s); __n = _stp_map_find(%s, ",
-				  m, m);
-		gen_keys(em, o, &s->args);
-		sb_printf(o, "); __a = _stp_node_stat(%s, __n); ", m);
-	} else {
-		desc = arena_printf(em->s->arena, "&%s_desc",
-				    var_cname(em, s->var));
-		sb_printf(o, "__a = _stp_stat_get(%s); ",
-			  var_cname(em, s->var));
-	}
+	desc = gen_agg_of(em, o, e->a);
 	sb_printf(o, "if (_stp_stat_extract(%s, __a, %s, &__v)) { ", desc,
 		  ops[e->stat]);
 	raise_at(em, o, "empty aggregate", e);
@@ -607,15 +619,11 @@ static bool print_is_delim(const char *n)
 static void gen_hist_print(struct emitter *em, struct strbuf *o,
 			   const struct expr *h)
 {
-	const struct expr *s = h->a;
+	const char *desc;
 
-	if (s->kind != EX_SYM) {
-		emit_error(em, h->loc, "printing histograms of array "
-			   "elements is not supported yet");
-		return;
-	}
-	sb_printf(o, "_stp_stat_print_hist(&%s_desc, _stp_stat_get(%s)); ",
-		  var_cname(em, s->var), var_cname(em, s->var));
+	sb_puts(o, "{ const struct stp_stat_agg *__a; ");
+	desc = gen_agg_of(em, o, h->a);
+	sb_printf(o, "_stp_stat_print_hist(%s, __a); } ", desc);
 }
 
 /* print family into the print buffer: each value, then the separator
@@ -993,8 +1001,6 @@ static void gen_foreach_hist(struct emitter *em, const struct stmt *st)
 	line(em, "int __i;");
 	line(em, "for (__i = 0; __i < %s_desc.buckets; __i++) {", name);
 	em->depth++;
-	line(em, "if (!__a->hist[__i])");
-	line(em, "\tcontinue;");
 	assign_loop_var(em, k, arena_printf(em->s->arena,
 		"_stp_stat_bucket_key(&%s_desc, __i)", name), false);
 	gen_action(em, st);
