@@ -151,25 +151,16 @@ static void _stp_sess_report(void)
 				"once)\n", dropped);
 }
 
-/* Unregister and run the end (or error) probes, once. */
-static bool _stp_sess_probes_stopped;
-
-static void _stp_sess_stop_probes(void)
-{
-	if (_stp_sess_started && !_stp_sess_probes_stopped) {
-		_stp_sess_probes_stopped = true;
-		_stp_sess_leave_running(STAP_SESSION_STOPPING);
-		stp_probes_stop();
-	}
-}
-
 static void _stp_sess_do_stop(bool reply)
 {
 	struct stp_msg_exit_rc r = { 0 };
 
 	if (!_stp_sess_stopped) {
 		_stp_sess_stopped = true;
-		_stp_sess_stop_probes();
+		if (_stp_sess_started) {
+			_stp_sess_leave_running(STAP_SESSION_STOPPING);
+			stp_probes_stop();
+		}
 		if (atomic_read(&_stp_session_state) == STAP_SESSION_ERROR)
 			_stp_sess_failed = true;
 		_stp_transport_flush();
@@ -221,28 +212,14 @@ int _stp_session_start_cmd(pid_t target)
 		return -EBUSY;
 	WRITE_ONCE(_stp_sess_target, target);
 	WRITE_ONCE(_stp_sess_stapio, task_tgid_nr(current));
-	/* begin probes run here, in staprun's context, as users expect
-	 * of execname() and pid() there; nothing in start waits for
-	 * staprun to read
-	 */
-	mutex_lock(&_stp_sess_mutex);
-	_stp_sess_do_start();
-	mutex_unlock(&_stp_sess_mutex);
+	_stp_sess_queue(STP_SESS_START);
 	return 0;
 }
 
 void _stp_session_exit_cmd(void)
 {
-	if (!READ_ONCE(_stp_sess_ready))
-		return;
-	/* end probes too run in staprun's context; the flush, which waits
-	 * for staprun to read, is left to the work item
-	 */
-	mutex_lock(&_stp_sess_mutex);
-	if (!_stp_sess_stopped)
-		_stp_sess_stop_probes();
-	mutex_unlock(&_stp_sess_mutex);
-	_stp_sess_queue(STP_SESS_EXIT);
+	if (READ_ONCE(_stp_sess_ready))
+		_stp_sess_queue(STP_SESS_EXIT);
 }
 
 /* Before init is complete (a failed init frees the module) or once
