@@ -468,8 +468,9 @@ vm_verdict()
 	culprit=
 	line=$(grep -E '^(not )?ok [0-9]+ - vm ' "$d/vm.tap" | tail -n 1)
 	if [ -n "$line" ] && [ "${line#ok }" != "$line" ]; then
-		tap_result ok "$(label "$kver")/vm$2: clean boot, runs," \
-			   "power-off" "$d/vm.tap"
+		tap_result ok \
+			"$(label "$kver")/vm$2: clean boot, runs, power-off" \
+			"$d/vm.tap"
 		return 0
 	fi
 	culprit=$(sed -n 's/.*@@run@@ start \([a-z0-9_]*\).*/\1/p' \
@@ -489,7 +490,8 @@ vm_verdict()
 }
 
 # run_kernel: every test that built, in as few boots as the kernel
-# allows: when a run kills the VM, the tests after it go to a new boot.
+# allows: when a run kills the VM, or the VM fails before the runs (a
+# boot can fail under TCG), the tests without a result go to a new boot.
 run_kernel()
 {
 	local name boot=1 d todo=() rest t0=$SECONDS
@@ -508,7 +510,6 @@ run_kernel()
 		fi
 		split_results "$d"
 		vm_verdict "$d" "$boot" && break
-		[ -n "$culprit" ] || break
 		rest=()
 		for name in "${todo[@]}"; do
 			[ -f "$tmp/$kver/res/$name.done" ] ||
