@@ -22,13 +22,18 @@ static pid_t _stp_sess_stapio;
 static bool _stp_sess_ready;		/* module init is complete */
 static unsigned long _stp_sess_start_taken; /* bit 0: START accepted */
 static bool _stp_sess_started;		/* stp_probes_start() succeeded */
+static bool _stp_sess_ended;		/* probes are disarmed, end has run */
 static bool _stp_sess_stopped;		/* the stop sequence has run */
 static bool _stp_sess_failed;		/* the run ended in error */
 static atomic_t _stp_sess_skip_told = ATOMIC_INIT(0);
 
-/* What the work item has to do, bits of _stp_sess_todo. */
+/* What the work item has to do, bits of _stp_sess_todo.  START and the
+ * end probes of EXIT run in staprun's own context (its write() of the
+ * command), so that execname() and pid() there are staprun's as users
+ * expect; the work item drains the output and answers EXIT, which must
+ * not keep staprun from reading.
+ */
 enum {
-	STP_SESS_START,
 	STP_SESS_EXIT,			/* stop, then answer EXIT */
 	STP_SESS_DETACH,		/* stop, nobody to answer */
 };
@@ -70,11 +75,16 @@ void _stp_request_exit(void)
 		_stp_ctl_request_exit();
 }
 
-/* Errors end the run through the error probes instead of the end ones. */
+/* Errors end the run through the error probes instead of the end ones;
+ * an error in an end probe keeps the end probes after it from running.
+ */
 static void _stp_sess_fail(void)
 {
 	if (_stp_sess_leave_running(STAP_SESSION_ERROR))
 		_stp_ctl_request_exit();
+	else
+		atomic_cmpxchg(&_stp_session_state, STAP_SESSION_STOPPING,
+			       STAP_SESSION_ERROR);
 }
 
 void _stp_request_error_exit(void)
@@ -107,13 +117,13 @@ void _stp_probe_skipped(void)
 	_stp_sess_fail();
 }
 
-/* ---- START and EXIT, carried out by the work item ------------------- */
+/* ---- START and EXIT ------------------------------------------------ */
 
 static void _stp_sess_do_start(void)
 {
 	struct stp_msg_start_rc r = { 0 };
 
-	if (_stp_sess_stopped) {
+	if (_stp_sess_ended) {
 		r.rc = -ESRCH;		/* EXIT came first */
 	} else {
 		r.rc = stp_probes_start();
@@ -151,16 +161,25 @@ static void _stp_sess_report(void)
 				"once)\n", dropped);
 }
 
+/* Disarm the probes and run the end (or error) probes, once. */
+static void _stp_sess_do_end(void)
+{
+	if (_stp_sess_ended)
+		return;
+	_stp_sess_ended = true;
+	if (_stp_sess_started) {
+		_stp_sess_leave_running(STAP_SESSION_STOPPING);
+		stp_probes_stop();
+	}
+}
+
 static void _stp_sess_do_stop(bool reply)
 {
 	struct stp_msg_exit_rc r = { 0 };
 
 	if (!_stp_sess_stopped) {
 		_stp_sess_stopped = true;
-		if (_stp_sess_started) {
-			_stp_sess_leave_running(STAP_SESSION_STOPPING);
-			stp_probes_stop();
-		}
+		_stp_sess_do_end();
 		if (atomic_read(&_stp_session_state) == STAP_SESSION_ERROR)
 			_stp_sess_failed = true;
 		_stp_transport_flush();
@@ -176,14 +195,10 @@ static void _stp_sess_do_stop(bool reply)
 	_stp_ctl_send(STP_MSG_EXIT, &r, sizeof(r), true);
 }
 
-/* One work item does everything, in the order staprun asked: an EXIT
- * that arrives while the begin probes run waits for them.
- */
+/* The rest of a stop: the output drained, the report, the answer. */
 static void _stp_sess_work_fn(struct work_struct *work)
 {
 	mutex_lock(&_stp_sess_mutex);
-	if (test_and_clear_bit(STP_SESS_START, &_stp_sess_todo))
-		_stp_sess_do_start();
 	if (test_and_clear_bit(STP_SESS_EXIT, &_stp_sess_todo))
 		_stp_sess_do_stop(true);
 	if (test_and_clear_bit(STP_SESS_DETACH, &_stp_sess_todo))
@@ -212,14 +227,20 @@ int _stp_session_start_cmd(pid_t target)
 		return -EBUSY;
 	WRITE_ONCE(_stp_sess_target, target);
 	WRITE_ONCE(_stp_sess_stapio, task_tgid_nr(current));
-	_stp_sess_queue(STP_SESS_START);
+	mutex_lock(&_stp_sess_mutex);
+	_stp_sess_do_start();
+	mutex_unlock(&_stp_sess_mutex);
 	return 0;
 }
 
 void _stp_session_exit_cmd(void)
 {
-	if (READ_ONCE(_stp_sess_ready))
-		_stp_sess_queue(STP_SESS_EXIT);
+	if (!READ_ONCE(_stp_sess_ready))
+		return;
+	mutex_lock(&_stp_sess_mutex);
+	_stp_sess_do_end();
+	mutex_unlock(&_stp_sess_mutex);
+	_stp_sess_queue(STP_SESS_EXIT);
 }
 
 /* Before init is complete (a failed init frees the module) or once

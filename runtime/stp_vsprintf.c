@@ -345,8 +345,9 @@ static int stp_fmt_clamp(int64_t v)
 }
 
 /* spec := flag* [digits | '*'] ['.' [digits | '*']] [h | l | ll | L]
- * Leaves *fmt on the conversion character.  A negative '*' width means
- * '-'; a negative '*' precision, or a '.' alone, means 0.
+ * Leaves *fmt on the conversion character.  A negative '*' width or
+ * precision, or a '.' alone, means 0: script formats clamp what they
+ * are given, as the established tool's compiled formats do.
  */
 static void stp_fmt_spec(const char **fmt, struct stp_spec *sp, va_list *ap)
 {
@@ -371,14 +372,8 @@ static void stp_fmt_spec(const char **fmt, struct stp_spec *sp, va_list *ap)
 	if (*f >= '0' && *f <= '9') {
 		sp->width = stp_fmt_atoi(&f);
 	} else if (*f == '*') {
-		int64_t w = va_arg(*ap, int64_t);
-
 		f++;
-		if (w < 0) {
-			sp->flags |= STP_F_LEFT;
-			w = w < -STP_FMT_MAX ? STP_FMT_MAX : -w;
-		}
-		sp->width = stp_fmt_clamp(w);
+		sp->width = stp_fmt_clamp(va_arg(*ap, int64_t));
 	}
 	sp->prec = -1;
 	if (*f == '.') {

@@ -214,6 +214,7 @@ struct func {
 	/* pass 2 */
 	struct vec locals;		/* struct vardecl * (params excluded) */
 	struct func *next_overload;	/* same arity, lower priority */
+	int overload_pos;		/* place in its chain, 0 = head */
 	bool used;
 	bool has_next;			/* body uses 'next' */
 	bool pure, stable, unprivileged, myproc_unprivileged, guru_only;

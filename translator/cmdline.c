@@ -381,17 +381,20 @@ static int opt_module(struct cl_state *st, const char *arg)
 	if (n > MODULE_NAME_MAX)
 		return usage_error("module name '%s' is too long (at most %d "
 				   "characters)", arg, MODULE_NAME_MAX);
+	/* run_backend() skips the module cache for a named module; the
+	 * cache of compile probes stays in use.
+	 */
 	st->o->module_name = arg;
-	st->o->disable_cache = true;
 	return 0;
 }
 
 static int opt_keep(struct cl_state *st, const char *arg)
 {
 	(void)arg;
+	/* The kept directory must hold a real build, not a cache hit:
+	 * run_backend() skips the module cache with -k.
+	 */
 	st->o->keep_tmpdir = true;
-	/* The kept directory must hold a real build, not a cache hit. */
-	st->o->disable_cache = true;
 	return 0;
 }
 

@@ -5,6 +5,7 @@
  * handler's exit.  The file reads like hand-written kernel code.
  */
 #include "emit.h"
+#include "creflow.h"
 #include "provider.h"
 
 #include <inttypes.h>
@@ -40,6 +41,7 @@ struct emitter {
 	int depth;			/* indentation */
 	int nerrors;
 	int max_nesting;
+	int actions;			/* statements run, not yet charged */
 };
 
 static void gen_expr(struct emitter *em, struct strbuf *o,
@@ -272,7 +274,7 @@ static void gen_index(struct emitter *em, struct strbuf *o,
 		sb_printf(o, "if (_stp_stat_bucket(%s, __a, ", desc);
 		gen_expr(em, o, e->args.items[0]);
 		sb_puts(o, ", &__v)) { ");
-		raise_at(em, o, "histogram index out of range", e);
+		raise_at(em, o, "histogram index out of range", base);
 		sb_puts(o, " } __v; })");
 		return;
 	}
@@ -351,13 +353,17 @@ static void gen_pair(struct emitter *em, struct strbuf *o, const char *type,
 	sb_puts(o, "; ");
 }
 
-/* Division and modulo: /0 is an error, INT64_MIN / -1 wraps. */
+/* Division and modulo: /0 is an error, INT64_MIN / -1 wraps.  The
+ * error is reported at the operator of a / b, and at the divisor of
+ * a /= b (as the established tool reports them).
+ */
 static void gen_divmod(struct emitter *em, struct strbuf *o,
-		       const struct expr *e, const char *op)
+		       const struct expr *e, const char *op,
+		       const struct expr *near)
 {
 	gen_pair(em, o, "int64_t", e->a, e->b);
 	sb_puts(o, "if (unlikely(__y == 0)) { ");
-	raise_at(em, o, "division by 0", e);
+	raise_at(em, o, "division by 0", near);
 	if (*op == '/')
 		sb_puts(o, " } __y == -1 ? (int64_t)(0 - (uint64_t)__x) : "
 			"__x / __y; })");
@@ -365,26 +371,38 @@ static void gen_divmod(struct emitter *em, struct strbuf *o,
 		sb_puts(o, " } __y == -1 ? 0 : __x % __y; })");
 }
 
-static void gen_binary(struct emitter *em, struct strbuf *o,
-		       const struct expr *e)
+/* a OP b for the arithmetic and bitwise operators; near is where a
+ * division by zero is reported.  A shift count is clamped to 0..64 as
+ * the established tool does, and a count of 64 then shifts by nothing
+ * (x86 takes the count modulo 64).
+ */
+static void gen_binary_op(struct emitter *em, struct strbuf *o,
+			  const struct expr *e, const struct expr *near)
 {
 	const char *op = e->op;
 
 	if (!strcmp(op, "/") || !strcmp(op, "%")) {
-		gen_divmod(em, o, e, op);
+		gen_divmod(em, o, e, op, near);
 		return;
 	}
 	if (!strcmp(op, "<<") || !strcmp(op, ">>")) {
 		gen_pair(em, o, "int64_t", e->a, e->b);
+		sb_puts(o, "__y = __y < 0 || __y >= 64 ? 0 : __y; ");
 		if (*op == '<')
-			sb_puts(o, "(int64_t)((uint64_t)__x << (__y & 63)); })");
+			sb_puts(o, "(int64_t)((uint64_t)__x << __y); })");
 		else
-			sb_puts(o, "__x >> (__y & 63); })");
+			sb_puts(o, "__x >> __y; })");
 		return;
 	}
 	/* left operand first, as the language defines; + - * wrap */
 	gen_pair(em, o, "uint64_t", e->a, e->b);
 	sb_printf(o, "(int64_t)(__x %s __y); })", op);
+}
+
+static void gen_binary(struct emitter *em, struct strbuf *o,
+		       const struct expr *e)
+{
+	gen_binary_op(em, o, e, e);
 }
 
 static void gen_compare(struct emitter *em, struct strbuf *o,
@@ -410,6 +428,17 @@ static int regex_index(struct emitter *em, const char *pattern)
 	return em->regexes.n - 1;
 }
 
+/* The error of a full array: its declared size, or the default. */
+static const char *overflow_msg(struct emitter *em, const struct expr *arr)
+{
+	const struct vardecl *v = arr->kind == EX_SYM ? arr->var : NULL;
+
+	if (v && v->maxsize > 0)
+		return arena_printf(em->s->arena, "Array overflow, check size "
+				    "limit (%ld)", v->maxsize);
+	return "Array overflow, check MAXMAPENTRIES";
+}
+
 /* Store into a variable or array element; the expression's value is
  * the stored value.
  */
@@ -430,7 +459,7 @@ static void gen_store(struct emitter *em, struct strbuf *o,
 		  t == TY_STRING ? "str" : "long", map_of(em, lv->a));
 	gen_keys(em, o, &lv->args);
 	sb_printf(o, ", %s))) { ", value_var);
-	raise_at(em, o, "Array overflow, check MAXMAPENTRIES", lv);
+	raise_at(em, o, overflow_msg(em, lv->a), lv);
 	sb_puts(o, " } ");
 }
 
@@ -457,7 +486,7 @@ static void gen_stat_add(struct emitter *em, struct strbuf *o,
 			  map_of(em, lv->a));
 		gen_keys(em, o, &lv->args);
 		sb_puts(o, ", __v))) { ");
-		raise_at(em, o, "Array overflow, check MAXMAPENTRIES", lv);
+		raise_at(em, o, overflow_msg(em, lv->a), lv);
 		sb_puts(o, " } ");
 	}
 	sb_puts(o, "__v; })");
@@ -510,7 +539,7 @@ static void gen_assign(struct emitter *em, struct strbuf *o,
 		snprintf(bop, sizeof(bop), "%.*s", (int)strlen(op) - 1, op);
 		tmp.kind = EX_BINARY;
 		tmp.op = intern(bop);
-		gen_binary(em, o, &tmp);
+		gen_binary_op(em, o, &tmp, e->b);
 	}
 	sb_puts(o, "; ");
 	gen_store(em, o, lv, "__v", TY_LONG);
@@ -550,13 +579,59 @@ static void gen_in(struct emitter *em, struct strbuf *o, const struct expr *e)
 	sb_puts(o, ")) { __f = 1; break; } __f; })");
 }
 
+/* The C name of f without its "stp_fn_" prefix: NAME_ARITY, and a
+ * chain position for the lower-priority overloads of the same arity.
+ */
+static const char *fn_id(struct emitter *em, const struct func *f)
+{
+	if (f->overload_pos)
+		return arena_printf(em->s->arena, "%s_%d_o%d", f->name,
+				    f->params.n, f->overload_pos);
+	return arena_printf(em->s->arena, "%s_%d", f->name, f->params.n);
+}
+
+/* One overload of a call: the arguments copied into f's frame, the
+ * call, and its result kept in __r (a long) or res (a string temp).
+ */
+static void gen_call_one(struct emitter *em, struct strbuf *o,
+			 const struct expr *e, const struct func *f,
+			 const char *res)
+{
+	const char *id = fn_id(em, f);
+	int i;
+
+	sb_printf(o, "{ struct stp_fn_%s_locals *__f = "
+		  "&c->func_locals[c->nesting + 1].fn_%s; ", id, id);
+	for (i = 0; i < e->args.n; i++) {
+		const struct vardecl *p = f->params.items[i];
+
+		if (p->type == TY_STRING)
+			sb_printf(o, "_stp_strcpy(__f->l_%s, __a%d); ",
+				  p->name, i);
+		else
+			sb_printf(o, "__f->l_%s = __a%d; ", p->name, i);
+	}
+	sb_printf(o, "c->last_stmt = ");
+	c_quote(o, where(em, e));
+	sb_printf(o, "; c->nesting++; stp_fn_%s(c); c->nesting--; "
+		  "if (unlikely(c->last_error)) %s; ", id, fail_jump(em));
+	if (f->type == TY_STRING)
+		sb_printf(o, "_stp_strcpy(%s, __f->__retvalue); ", res);
+	else if (f->type == TY_LONG)
+		sb_puts(o, "__r = __f->__retvalue; ");
+	sb_puts(o, "} ");
+}
+
 /* Arguments are evaluated into the caller's frame before any of them
  * is copied into the callee's, which a nested call would overwrite.
+ * Overloads of the same arity run in priority order for as long as
+ * each one ends with 'next'; when the last one does, the call fails.
  */
 static void gen_call(struct emitter *em, struct strbuf *o,
 		     const struct expr *e)
 {
-	const struct func *f = e->func;
+	const struct func *f = e->func, *g;
+	const char *res = NULL;
 	int i;
 
 	if (!f) {
@@ -576,34 +651,38 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 		gen_expr(em, o, a);
 		sb_puts(o, "; ");
 	}
-	sb_printf(o, "struct stp_fn_%s_%d_locals *__f; ", f->name,
-		  f->params.n);
-	sb_puts(o, "if (unlikely(c->nesting + 1 > MAXNESTING)) { ");
-	raise_at(em, o, "MAXNESTING exceeded", e);
-	sb_printf(o, " } __f = &c->func_locals[c->nesting + 1].fn_%s_%d; ",
-		  f->name, f->params.n);
-	for (i = 0; i < e->args.n; i++) {
-		const struct vardecl *p = f->params.items[i];
-
-		if (p->type == TY_STRING)
-			sb_printf(o, "_stp_strcpy(__f->l_%s, __a%d); ",
-				  p->name, i);
-		else
-			sb_printf(o, "__f->l_%s = __a%d; ", p->name, i);
+	if (f->type == TY_STRING)
+		res = new_tmp(em);
+	else
+		sb_puts(o, "int64_t __r = 0; ");
+	/* reported at the function's name in its definition, as the
+	 * established tool checks the depth in the callee
+	 */
+	sb_puts(o, "if (unlikely(c->nesting + 1 > MAXNESTING)) { "
+		"_stp_error_at(c, \"MAXNESTING exceeded\", ");
+	c_quote(o, arena_printf(em->s->arena, "identifier '%s' at %s:%d:%d",
+				f->name, f->loc.file ? f->loc.file->name : "?",
+				f->loc.line, f->loc.col));
+	sb_printf(o, "); %s; } ", fail_jump(em));
+	gen_call_one(em, o, e, f, res);
+	for (g = f->next_overload; g; g = g->next_overload) {
+		sb_puts(o, "if (c->next) { c->next = 0; ");
+		gen_call_one(em, o, e, g, res);
+		sb_puts(o, "} ");
 	}
-	sb_printf(o, "c->last_stmt = ");
-	c_quote(o, where(em, e));
-	sb_printf(o, "; c->nesting++; stp_fn_%s_%d(c); c->nesting--; "
-		  "if (unlikely(c->last_error)) %s; ", f->name, f->params.n,
-		  fail_jump(em));
-	if (f->type == TY_STRING) {
-		sb_printf(o, "_stp_strcpy(%s, __f->__retvalue); })",
-			  new_tmp(em));
-	} else if (f->type == TY_LONG) {
-		sb_puts(o, "__f->__retvalue; })");
-	} else {
-		sb_puts(o, "(int64_t)0; })");
+	for (g = f; g && !g->has_next; g = g->next_overload)
+		;
+	if (g) {
+		sb_puts(o, "if (unlikely(c->next)) { c->next = 0; ");
+		raise_at(em, o, "all functions exhausted", e);
+		sb_puts(o, " } ");
 	}
+	if (f->type == TY_STRING)
+		sb_printf(o, "%s; })", res);
+	else if (f->type == TY_LONG)
+		sb_puts(o, "__r; })");
+	else
+		sb_puts(o, "(void)__r; (int64_t)0; })");
 }
 
 static bool print_is_ln(const char *n)
@@ -616,14 +695,19 @@ static bool print_is_delim(const char *n)
 	return strstr(n, "printd") != NULL;
 }
 
+/* A chart of an empty statistic is the error "empty aggregate",
+ * reported at the print call.
+ */
 static void gen_hist_print(struct emitter *em, struct strbuf *o,
-			   const struct expr *h)
+			   const struct expr *h, const struct expr *call)
 {
 	const char *desc;
 
 	sb_puts(o, "{ const struct stp_stat_agg *__a; ");
 	desc = gen_agg_of(em, o, h->a);
-	sb_printf(o, "_stp_stat_print_hist(%s, __a); } ", desc);
+	sb_puts(o, "if (unlikely(__a->count == 0)) { ");
+	raise_at(em, o, "empty aggregate", call);
+	sb_printf(o, " } _stp_stat_print_hist(%s, __a); } ", desc);
 }
 
 /* print family into the print buffer: each value, then the separator
@@ -643,7 +727,7 @@ static void gen_print_values(struct emitter *em, struct strbuf *o,
 			sb_puts(o, "\"); ");
 		}
 		if (a->kind == EX_HIST) {
-			gen_hist_print(em, o, a);
+			gen_hist_print(em, o, a, e);
 		} else if (a->type == TY_STRING) {
 			sb_puts(o, "_stp_print(");
 			gen_expr(em, o, a);
@@ -721,6 +805,40 @@ static bool has_hist_arg(const struct expr *e)
 	return false;
 }
 
+/* Whether a printf format has a %m or %M directive, which reads memory. */
+static bool format_reads_memory(const char *f)
+{
+	const char *p;
+
+	for (p = f; p && *p; p++) {
+		if (*p != '%')
+			continue;
+		if (p[1] == '%') {
+			p++;
+			continue;
+		}
+		for (p++; *p && strchr("-+ #0123456789.*", *p); p++)
+			;
+		if (*p == 'm' || *p == 'M')
+			return true;
+		if (!*p)
+			break;
+	}
+	return false;
+}
+
+/* After a format that read memory: a faulting read is a script error. */
+static void gen_print_fault_check(struct emitter *em, struct strbuf *o,
+				  const struct expr *e)
+{
+	sb_puts(o, "{ unsigned long __fa; int __fu; "
+		"if (unlikely(_stp_print_fault(&__fa, &__fu))) { "
+		"_stp_error_fmt(c, ");
+	c_quote(o, where(em, e));
+	sb_printf(o, ", \"%%s read fault at 0x%%lx\", __fu ? \"user\" : "
+		  "\"kernel\", __fa); %s; } } ", fail_jump(em));
+}
+
 static void gen_print(struct emitter *em, struct strbuf *o,
 		      const struct expr *e)
 {
@@ -748,7 +866,10 @@ static void gen_print(struct emitter *em, struct strbuf *o,
 		gen_format_vals(em, o, e);
 		sb_printf(o, "_stp_printf(\"%s\"", f);
 		gen_format_args(em, o, e);
-		sb_puts(o, "); (int64_t)0; })");
+		sb_puts(o, "); ");
+		if (fmt && format_reads_memory(f))
+			gen_print_fault_check(em, o, e);
+		sb_puts(o, "(int64_t)0; })");
 		return;
 	}
 	{
@@ -759,7 +880,10 @@ static void gen_print(struct emitter *em, struct strbuf *o,
 		sb_printf(o, "_stp_snprintf(%s, MAXSTRINGLEN, \"%s\"", tmp,
 			  f);
 		gen_format_args(em, o, e);
-		sb_printf(o, "); (const char *)%s; })", tmp);
+		sb_puts(o, "); ");
+		if (fmt && format_reads_memory(f))
+			gen_print_fault_check(em, o, e);
+		sb_printf(o, "(const char *)%s; })", tmp);
 	}
 }
 
@@ -883,19 +1007,6 @@ static void gen_expr(struct emitter *em, struct strbuf *o,
 /* Statements                                                         */
 
 /* Every statement costs one action; a runaway script stops. */
-static void gen_action(struct emitter *em, const struct stmt *st)
-{
-	struct strbuf o;
-
-	sb_init(&o);
-	sb_printf(&o, "if (unlikely(--c->actionremaining < 0)) { "
-		  "_stp_error_at(c, \"MAXACTION exceeded\", \"statement at "
-		  "%s:%d:%d\"); %s; }", st->loc.file ? st->loc.file->name : "?",
-		  st->loc.line, st->loc.col, fail_jump(em));
-	line(em, "%s", o.buf);
-	sb_free(&o);
-}
-
 static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 {
 	struct strbuf o;
@@ -920,16 +1031,126 @@ static const char *cond_text(struct emitter *em, const struct expr *e)
 	return r;
 }
 
+/* The token a statement is reported at, as the established tool names
+ * it: the keyword, the block's brace, or the expression's token.
+ */
+static const char *stmt_near(struct emitter *em, const struct stmt *st)
+{
+	const char *what;
+
+	switch (st->kind) {
+	case ST_EXPR:
+		return where(em, st->expr);
+	case ST_BLOCK:
+		what = "operator '{'";
+		break;
+	case ST_NULL:
+		what = "operator ';'";
+		break;
+	case ST_IF:
+		what = "keyword 'if'";
+		break;
+	case ST_WHILE:
+		what = "keyword 'while'";
+		break;
+	case ST_FOR:
+		what = "keyword 'for'";
+		break;
+	case ST_FOREACH:
+		what = "keyword 'foreach'";
+		break;
+	case ST_BREAK:
+		what = "keyword 'break'";
+		break;
+	case ST_CONTINUE:
+		what = "keyword 'continue'";
+		break;
+	case ST_RETURN:
+		what = "keyword 'return'";
+		break;
+	case ST_NEXT:
+		what = "keyword 'next'";
+		break;
+	case ST_DELETE:
+		what = "keyword 'delete'";
+		break;
+	case ST_TRY:
+		what = "keyword 'try'";
+		break;
+	default:
+		what = "statement";
+		break;
+	}
+	return arena_printf(em->s->arena, "%s at %s:%d:%d", what,
+			    st->loc.file ? st->loc.file->name : "?",
+			    st->loc.line, st->loc.col);
+}
+
+/* MAXACTION accounting, as the established tool does it: the statements
+ * of a straight run are charged together once they have run, at the end
+ * of their block (each loop iteration, too) or before the control
+ * statement that ends the run, and the error names that place.
+ */
+static void charge_actions(struct emitter *em, const struct stmt *at)
+{
+	struct strbuf o;
+
+	if (!em->actions)
+		return;
+	sb_init(&o);
+	sb_printf(&o, "c->actionremaining -= %d;", em->actions);
+	line(em, "%s", o.buf);
+	o.len = 0;
+	sb_puts(&o, "if (unlikely(c->actionremaining < 0)) { "
+		"_stp_error_at(c, \"MAXACTION exceeded\", ");
+	c_quote(&o, stmt_near(em, at));
+	sb_printf(&o, "); %s; }", fail_jump(em));
+	line(em, "%s", o.buf);
+	sb_free(&o);
+	em->actions = 0;
+}
+
+static bool is_control(const struct stmt *st)
+{
+	switch (st->kind) {
+	case ST_IF:
+	case ST_WHILE:
+	case ST_FOR:
+	case ST_FOREACH:
+	case ST_BREAK:
+	case ST_CONTINUE:
+	case ST_RETURN:
+	case ST_NEXT:
+	case ST_TRY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One statement of a run: counted, and a control statement first
+ * settles the account of the run it ends.
+ */
+static void gen_counted(struct emitter *em, const struct stmt *st)
+{
+	if (st->kind != ST_BLOCK && st->kind != ST_NULL)
+		em->actions++;
+	if (is_control(st))
+		charge_actions(em, st);
+	gen_stmt(em, st);
+}
+
 static void gen_block_body(struct emitter *em, const struct stmt *st)
 {
 	if (st->kind == ST_BLOCK) {
 		int i;
 
 		for (i = 0; i < st->stmts.n; i++)
-			gen_stmt(em, st->stmts.items[i]);
+			gen_counted(em, st->stmts.items[i]);
 	} else {
-		gen_stmt(em, st);
+		gen_counted(em, st);
 	}
+	charge_actions(em, st);
 }
 
 static void gen_sub(struct emitter *em, const struct stmt *st)
@@ -1003,7 +1224,7 @@ static void gen_foreach_hist(struct emitter *em, const struct stmt *st)
 	em->depth++;
 	assign_loop_var(em, k, arena_printf(em->s->arena,
 		"_stp_stat_bucket_key(&%s_desc, __i)", name), false);
-	gen_action(em, st);
+	em->actions++;			/* the iteration itself */
 	gen_block_body(em, st->body);
 	em->depth--;
 	line(em, "}");
@@ -1084,7 +1305,7 @@ static void gen_foreach(struct emitter *em, const struct stmt *st)
 				arr->type == TY_STRING ? "str" : "long", m),
 				arr->type == TY_STRING);
 	}
-	gen_action(em, st);
+	em->actions++;			/* the iteration itself */
 	vec_push(em->s->arena, &em->b->iterating, arr);
 	gen_block_body(em, st->body);
 	em->b->iterating.n--;
@@ -1160,11 +1381,9 @@ static void gen_stmt(struct emitter *em, const struct stmt *st)
 	case ST_NULL:
 		return;
 	case ST_EXPR:
-		gen_action(em, st);
 		gen_expr_stmt(em, st->expr);
 		return;
 	case ST_IF:
-		gen_action(em, st);
 		line(em, "if (%s) {", cond_text(em, st->expr));
 		gen_sub(em, st->body);
 		if (st->els) {
@@ -1176,7 +1395,7 @@ static void gen_stmt(struct emitter *em, const struct stmt *st)
 	case ST_WHILE:
 		line(em, "while (%s) {", cond_text(em, st->expr));
 		em->depth++;
-		gen_action(em, st);
+		em->actions++;		/* the iteration itself */
 		gen_block_body(em, st->body);
 		em->depth--;
 		line(em, "}");
@@ -1189,7 +1408,7 @@ static void gen_stmt(struct emitter *em, const struct stmt *st)
 		     st->incr ? arena_printf(em->s->arena, "(void)%s",
 					     cond_text(em, st->incr)) : "");
 		em->depth++;
-		gen_action(em, st);
+		em->actions++;		/* the iteration itself */
 		gen_block_body(em, st->body);
 		em->depth--;
 		line(em, "}");
@@ -1213,7 +1432,6 @@ static void gen_stmt(struct emitter *em, const struct stmt *st)
 		line(em, "goto out;");
 		return;
 	case ST_DELETE:
-		gen_action(em, st);
 		gen_delete(em, st);
 		return;
 	case ST_TRY:
@@ -1429,11 +1647,10 @@ static struct body *new_body(struct emitter *em, const char *cname,
 
 static void gen_function(struct emitter *em, struct func *f)
 {
-	const char *cn = arena_printf(em->s->arena, "stp_fn_%s_%d", f->name,
-				      f->params.n);
+	const char *id = fn_id(em, f);
+	const char *cn = arena_printf(em->s->arena, "stp_fn_%s", id);
 	struct body *b = new_body(em, cn, arena_printf(em->s->arena,
-				  "stp_fn_%s_%d_locals", f->name, f->params.n),
-				  &f->locals);
+				  "stp_fn_%s_locals", id), &f->locals);
 	int i;
 
 	b->params = &f->params;
@@ -1441,8 +1658,8 @@ static void gen_function(struct emitter *em, struct func *f)
 	em->b = b;
 	em->depth = 1;
 	sb_printf(&b->text, "static void %s(struct context *c)\n{\n", cn);
-	line(em, "struct %s *l = &c->func_locals[c->nesting].fn_%s_%d;",
-	     b->locals_type, f->name, f->params.n);
+	line(em, "struct %s *l = &c->func_locals[c->nesting].fn_%s;",
+	     b->locals_type, id);
 	line(em, "(void)l;");
 	if (f->code) {
 		/* embedded C: STAP_ARG_x, STAP_RETVALUE and friends */
@@ -1784,14 +2001,14 @@ static const char *probe_type_of(const struct derived_probe *dp)
 {
 	const char *n = dp->prov ? dp->prov->name : "";
 
+	if (dp->prov && dp->prov->probe_type)
+		return dp->prov->probe_type(dp);
 	if (!strcmp(n, "begin"))
 		return "STP_PROBE_BEGIN";
 	if (!strcmp(n, "end"))
 		return "STP_PROBE_END";
 	if (!strcmp(n, "error"))
 		return "STP_PROBE_ERROR";
-	if (!strcmp(n, "timer"))
-		return "STP_PROBE_HRTIMER";
 	return "STP_PROBE_BEGIN";
 }
 
@@ -1829,11 +2046,11 @@ static void gen_final_print_one(struct strbuf *o, const struct vardecl *v)
 
 	if (is_array(v)) {
 		sb_printf(o, "\t{\n\t\tstruct stp_map_node *__n;\n\n");
+		/* by descending value; statistics by descending @count */
 		if (is_stat_var(v))
 			sb_printf(o, "\t\t_stp_map_agg(%s);\n", n);
-		else
-			sb_printf(o, "\t\t_stp_map_sort(%s, 0, -1, "
-				  "STP_STAT_COUNT);\n", n);
+		sb_printf(o, "\t\t_stp_map_sort(%s, 0, -1, STP_STAT_COUNT);\n",
+			  n);
 		sb_printf(o, "\t\tfor (__n = _stp_map_first(%s); __n; "
 			  "__n = _stp_map_next(%s, __n)) {\n", n, n);
 		sb_printf(o, "\t\t\t_stp_print(\"%s[\");\n", v->name);
@@ -2139,11 +2356,29 @@ static void assemble(struct emitter *em, struct strbuf *out)
 	sb_puts(out, "#include \"stp_runtime.c\"\n");
 }
 
+/* Each function's place in its same-arity chain: counted from every
+ * function, a member's largest count is its distance from the head.
+ */
+static void number_overloads(struct session *s)
+{
+	int i, pos;
+	struct func *g;
+
+	for (i = 0; i < s->functions.n; i++) {
+		const struct func *f = s->functions.items[i];
+
+		pos = 0;
+		for (g = f->next_overload; g; g = g->next_overload)
+			if (g->overload_pos < ++pos)
+				g->overload_pos = pos;
+	}
+}
+
 int emit_module(struct session *s, const char *module_name,
 		struct strbuf *out)
 {
 	struct emitter em;
-	struct strbuf globals;
+	struct strbuf text;
 	int i;
 
 	memset(&em, 0, sizeof(em));
@@ -2154,15 +2389,9 @@ int emit_module(struct session *s, const char *module_name,
 	sb_init(&em.stop);
 	name_globals(&em);
 	em.max_nesting = compute_nesting(s);
-	for (i = 0; i < s->functions.n; i++) {
-		struct func *f = s->functions.items[i];
-
-		if (f->next_overload)
-			emit_error(&em, f->loc, "functions overloaded with the "
-				   "same number of parameters are not "
-				   "supported by pass 3 yet");
-		gen_function(&em, f);
-	}
+	number_overloads(s);
+	for (i = 0; i < s->functions.n; i++)
+		gen_function(&em, s->functions.items[i]);
 	for (i = 0; i < s->probes.n; i++) {
 		struct derived_probe *dp = s->probes.items[i];
 
@@ -2174,10 +2403,12 @@ int emit_module(struct session *s, const char *module_name,
 	sort_by_sequence(&em.begins);
 	sort_by_sequence(&em.ends);
 	sort_by_sequence(&em.errors);
-	sb_init(&globals);
-	if (!em.nerrors)
-		assemble(&em, out);
-	sb_free(&globals);
+	sb_init(&text);
+	if (!em.nerrors) {
+		assemble(&em, &text);
+		c_reflow(text.buf ? text.buf : "", out);
+	}
+	sb_free(&text);
 	sb_free(&em.decls);
 	sb_free(&em.start);
 	sb_free(&em.stop);

@@ -60,6 +60,10 @@ struct provider {
 	 * for begin/end/error/never, which the emitter runs itself.
 	 */
 	void (*emit)(struct emitter *em, struct derived_probe *dp);
+	/* The runtime's STP_PROBE_* type of dp, as probe_type() reports
+	 * it; NULL when the family has a single type known to the emitter.
+	 */
+	const char *(*probe_type)(const struct derived_probe *dp);
 };
 
 /* Every builtin pattern (struct prov_pattern *) into out.  Once per

@@ -291,7 +291,8 @@ static void test_patterns(void)
 	      has(err, "invalid -G argument"), "-G without =");
 	check(P("-m", "my_mod.ko", "-e", "x", NULL) == 0 &&
 	      !strcmp(cur->opt.module_name, "my_mod") &&
-	      cur->opt.disable_cache && quiet(), "-m strips .ko silently");
+	      !cur->opt.disable_cache && quiet(),
+	      "-m strips .ko silently (the probe cache stays on)");
 	check(P("-m", "bad-name", "-e", "x", NULL) == 1 &&
 	      has(err, "invalid module name 'bad-name'"), "-m bad-name");
 	check(P("-m", ".ko", "-e", "x", NULL) == 1, "-m .ko");
@@ -379,7 +380,7 @@ static void test_modes(void)
 	check(P("--vm=6.1.0-27-amd64", "-e", "x", NULL) == 0 &&
 	      !strcmp(cur->opt.vm_kernel, "6.1.0-27-amd64"), "--vm=KVER");
 	check(P("-k", "-e", "x", NULL) == 0 && cur->opt.keep_tmpdir &&
-	      cur->opt.disable_cache, "-k turns the cache off");
+	      !cur->opt.disable_cache, "-k keeps the probe cache on");
 	check(P("--runtime=kernel", "-e", "x", NULL) == 0, "--runtime=kernel");
 	check(P("--runtime=lua", "-e", "x", NULL) == 1 &&
 	      has(err, "invalid argument 'lua' for --runtime"),

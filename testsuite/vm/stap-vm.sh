@@ -73,7 +73,7 @@ section()
 	' "$tmp/console"
 }
 
-rc_line=$(grep -a '^@@stapvm@@ rc=' "$tmp/console" | tail -1 | tr -d '\r')
+rc_line=$(grep -a '^@@stapvm@@ rc=' "$tmp/console" | tail -1 | tr -d '\r' || true)
 if [ -z "$rc_line" ]; then
 	cat "$tmp/tap" >&2
 	echo "stap: error: the VM did not finish the script" >&2

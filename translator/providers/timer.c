@@ -237,6 +237,64 @@ static void emit_jiffies(struct emitter *em, struct derived_probe *dp,
 		  "#else\n\tdel_timer_sync(&stp_timer_%d);\n#endif\n", n, n);
 }
 
+/* The profiling tick: one pinned hrtimer per CPU, each started on its
+ * own CPU through on_each_cpu() and firing every scheduler tick with the
+ * registers of whatever it interrupted.  CPUs brought online later are
+ * not sampled.
+ */
+static void emit_profile(struct emitter *em, struct derived_probe *dp)
+{
+	struct strbuf *d = emit_out(em, EMIT_DECLS);
+	int n = dp->index;
+
+	sb_printf(d, "static DEFINE_PER_CPU(struct hrtimer, stp_profile_%d);\n"
+		  "static struct cpumask stp_profile_%d_armed;\n\n"
+		  "static enum hrtimer_restart stp_profile_%d_fn(struct hrtimer "
+		  "*h)\n{\n"
+		  "\t_stp_probe_run(%s, get_irq_regs(), "
+		  "STAP_SESSION_RUNNING);\n"
+		  "\thrtimer_forward_now(h, ns_to_ktime(TICK_NSEC));\n"
+		  "\treturn HRTIMER_RESTART;\n}\n\n"
+		  "static void stp_profile_%d_arm(void *unused)\n{\n"
+		  "\tstruct hrtimer *h = this_cpu_ptr(&stp_profile_%d);\n\n"
+		  "#ifdef STAPCONF_HRTIMER_SETUP\n"
+		  "\thrtimer_setup(h, stp_profile_%d_fn, CLOCK_MONOTONIC,\n"
+		  "\t\t      HRTIMER_MODE_REL_PINNED);\n"
+		  "#else\n"
+		  "\thrtimer_init(h, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);\n"
+		  "\th->function = stp_profile_%d_fn;\n"
+		  "#endif\n"
+		  "\tcpumask_set_cpu(smp_processor_id(), "
+		  "&stp_profile_%d_armed);\n"
+		  "\thrtimer_start(h, ns_to_ktime(TICK_NSEC), "
+		  "HRTIMER_MODE_REL_PINNED);\n}\n\n",
+		  n, n, n, emit_probe_ref(em, dp), n, n, n, n, n);
+	sb_printf(emit_out(em, EMIT_START),
+		  "\ton_each_cpu(stp_profile_%d_arm, NULL, 1);\n", n);
+	/* Only CPUs that were armed have an initialised timer. */
+	sb_printf(emit_out(em, EMIT_STOP),
+		  "\t{\n\t\tint cpu;\n\n"
+		  "\t\tfor_each_cpu(cpu, &stp_profile_%d_armed)\n"
+		  "\t\t\thrtimer_cancel(per_cpu_ptr(&stp_profile_%d, "
+		  "cpu));\n"
+		  "\t}\n", n, n);
+}
+
+static const char *timer_probe_type(const struct derived_probe *dp)
+{
+	const struct timer_info *t = dp->priv;
+
+	switch (t->kind) {
+	case TIMER_JIFFIES:
+		return "STP_PROBE_TIMER";
+	case TIMER_PROFILE:
+		return "STP_PROBE_PROFILE_TIMER";
+	case TIMER_HR:
+		break;
+	}
+	return "STP_PROBE_HRTIMER";
+}
+
 static void timer_emit(struct emitter *em, struct derived_probe *dp)
 {
 	const struct timer_info *t = dp->priv;
@@ -249,8 +307,7 @@ static void timer_emit(struct emitter *em, struct derived_probe *dp)
 		emit_jiffies(em, dp, t);
 		break;
 	case TIMER_PROFILE:
-		emit_error(em, dp->pp->loc, "timer.profile.tick is not "
-			   "supported yet");
+		emit_profile(em, dp);
 		break;
 	}
 }
@@ -268,4 +325,5 @@ const struct provider timer_provider = {
 	.patterns = timer_patterns,
 	.build = timer_build,
 	.emit = timer_emit,
+	.probe_type = timer_probe_type,
 };
