@@ -123,8 +123,9 @@ kernel_tests()
 	component vm bash "$TAPIR_SRCDIR/testsuite/vm/check-vm.sh"
 	component transport env STAPRUN="$STAPRUN" bash \
 		"$TAPIR_SRCDIR/testsuite/kernel/transport/check.sh"
-	# testsuite/run (scripts run end to end with expected output) joins
-	# here once its expectations are settled: see its README.
+	# scripts run end to end with exact expected output
+	component run env STAP="$STAP" STAPRUN="$STAPRUN" bash \
+		"$TAPIR_SRCDIR/testsuite/run/check-run.sh"
 }
 
 unit_tests
