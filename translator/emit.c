@@ -602,6 +602,8 @@ static void gen_call_one(struct emitter *em, struct strbuf *o,
 
 	sb_printf(o, "{ struct stp_fn_%s_locals *__f = "
 		  "&c->func_locals[c->nesting + 1].fn_%s; ", id, id);
+	if (!e->args.n && f->type != TY_STRING && f->type != TY_LONG)
+		sb_puts(o, "(void)__f; ");
 	for (i = 0; i < e->args.n; i++) {
 		const struct vardecl *p = f->params.items[i];
 
@@ -1217,8 +1219,6 @@ static void gen_foreach_hist(struct emitter *em, const struct stmt *st)
 	name = var_cname(em, h->a->var);
 	line(em, "{");
 	em->depth++;
-	line(em, "const struct stp_stat_agg *__a = _stp_stat_get(%s);",
-	     name);
 	line(em, "int __i;");
 	line(em, "for (__i = 0; __i < %s_desc.buckets; __i++) {", name);
 	em->depth++;
@@ -2142,7 +2142,7 @@ static void gen_globals_init(struct emitter *em, struct strbuf *o)
 		c_quote(o, em->regexes.items[i]);
 		sb_puts(o, "))\n\t\tgoto fail;\n");
 	}
-	sb_puts(o, "\treturn 0;\nfail:\n\tstp_globals_free();\n"
+	sb_puts(o, "\treturn 0;\nfail: __maybe_unused\n\tstp_globals_free();\n"
 		"\treturn -ENOMEM;\n}\n\n");
 	sb_puts(o, "void stp_globals_free(void)\n{\n");
 	if (em->regexes.n)

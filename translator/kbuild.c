@@ -248,6 +248,9 @@ static const char *ccflags(struct session *s, const char *conf)
 	if (s->opt.suppress_handler_errors)
 		f = arena_printf(s->arena, "%s -DSTAP_SUPPRESS_HANDLER_ERRORS",
 				 f);
+	/* the test suites build every module with warnings as errors */
+	if (getenv("TAPIR_WERROR") && !strcmp(getenv("TAPIR_WERROR"), "1"))
+		f = arena_printf(s->arena, "%s -Werror", f);
 	return f;
 }
 

@@ -276,7 +276,7 @@ build_one()
 		echo cached >"$bdir/status"
 		return
 	fi
-	(cd "$bdir" && exec timeout 600 "$stap" -p4 -r "$k" -m "t_$name" \
+	(cd "$bdir" && TAPIR_WERROR=1 exec timeout 600 "$stap" -p4 -r "$k" -m "t_$name" \
 		${args[@]+"${args[@]}"} "$name.stp" ${sargs[@]+"${sargs[@]}"} \
 		</dev/null >build.out 2>build.err)
 	rc=$?
