@@ -1,7 +1,9 @@
 #!/bin/bash
 # compile.sh - pass 4 wall time of a hello-world script: cold (empty
-# module cache, kernel API probes already cached), first ever (nothing
-# cached), and a cache hit.  Goals: cold under 3 s, hit under 0.2 s.
+# module cache; the kernel API probes and the runtime's core object,
+# which the first build for a kernel makes, already cached), first ever
+# (nothing cached), and a cache hit.  Goals: cold under 3 s, hit under
+# 0.2 s.
 #
 #   bench/compile.sh STAP [KVER]
 

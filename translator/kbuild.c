@@ -188,27 +188,15 @@ static const char *stapconf(struct session *s, const char *tmpdir)
 	return cached;
 }
 
-/* Everything that changes the module: the C text (which holds the
- * elaborated script), the runtime's files, the kernel, the options.
- */
-uint64_t kbuild_hash(struct session *s, const char *csrc)
+/* The runtime's sources, as one number: every .c and .h file of it. */
+static uint64_t runtime_hash(struct session *s)
 {
-	uint64_t h = 14695981039346656037ULL;
 	struct vec names = { 0 };
 	DIR *d;
 	struct dirent *de;
+	uint64_t h = 0;
 	int i;
 
-	h = fnv_str(h, TAPIR_VERSION);
-	h = fnv_str(h, csrc);
-	h = fnv_str(h, s->kernel_vr);
-	h = fnv_str(h, s->opt.kernel_build_dir);
-	for (i = 0; i < s->opt.defines.n; i++)
-		h = fnv_str(h, s->opt.defines.items[i]);
-	for (i = 0; i < s->opt.kbuild_opts.n; i++)
-		h = fnv_str(h, s->opt.kbuild_opts.items[i]);
-	h = fnv_str(h, s->opt.suppress_time_limits ? "stl" : "");
-	h = fnv_str(h, s->opt.suppress_handler_errors ? "she" : "");
 	d = opendir(s->runtime_root);
 	while (d && (de = readdir(d)))
 		if (strstr(de->d_name, ".c") || strstr(de->d_name, ".h"))
@@ -233,6 +221,28 @@ uint64_t kbuild_hash(struct session *s, const char *csrc)
 	return h;
 }
 
+/* Everything that changes the module: the C text (which holds the
+ * elaborated script), the runtime's files, the kernel, the options.
+ */
+uint64_t kbuild_hash(struct session *s, const char *csrc)
+{
+	uint64_t h = 14695981039346656037ULL;
+	int i;
+
+	h = fnv_str(h, TAPIR_VERSION);
+	h = fnv_str(h, csrc);
+	h = fnv_str(h, s->kernel_vr);
+	h = fnv_str(h, s->opt.kernel_build_dir);
+	for (i = 0; i < s->opt.defines.n; i++)
+		h = fnv_str(h, s->opt.defines.items[i]);
+	for (i = 0; i < s->opt.kbuild_opts.n; i++)
+		h = fnv_str(h, s->opt.kbuild_opts.items[i]);
+	h = fnv_str(h, s->opt.suppress_time_limits ? "stl" : "");
+	h = fnv_str(h, s->opt.suppress_handler_errors ? "she" : "");
+	h += runtime_hash(s);
+	return h;
+}
+
 static const char *ccflags(struct session *s, const char *conf)
 {
 	const char *f = arena_printf(s->arena, "-I'%s' -include '%s'",
@@ -254,62 +264,6 @@ static const char *ccflags(struct session *s, const char *conf)
 	return f;
 }
 
-int kbuild_module(struct session *s, const char *name, const char *csrc,
-		  const char *tmpdir, const char **ko)
-{
-	const char *dir = arena_printf(s->arena, "%s/%s", tmpdir, name);
-	const char *conf, *kofile;
-
-	if (!s->opt.kernel_build_dir || !file_exists(s->opt.kernel_build_dir)) {
-		diag_error_noloc(s, "kernel build tree '%s' not found: install "
-				 "linux-headers-%s", s->opt.kernel_build_dir ?
-				 s->opt.kernel_build_dir : "?",
-				 s->kernel_vr ? s->kernel_vr : "KVER");
-		return -1;
-	}
-	if (!mkdir_p(dir)) {
-		diag_error_noloc(s, "cannot create '%s': %s", dir,
-				 strerror(errno));
-		return -1;
-	}
-	conf = stapconf(s, tmpdir);
-	if (!conf) {
-		diag_error_noloc(s, "kernel API probes failed in '%s'", tmpdir);
-		return -1;
-	}
-	if (!write_text(arena_printf(s->arena, "%s/%s.c", dir, name), csrc) ||
-	    !write_text(arena_printf(s->arena, "%s/Kbuild", dir),
-			arena_printf(s->arena, "obj-m := %s.o\n"
-				     "ccflags-y := %s\n", name,
-				     ccflags(s, conf)))) {
-		diag_error_noloc(s, "cannot write the module sources in '%s'",
-				 dir);
-		return -1;
-	}
-	if (run_make(s, dir, false) != 0) {
-		show_log(s, dir);
-		diag_error_noloc(s, "kbuild failed to build '%s.ko'", name);
-		return -1;
-	}
-	kofile = arena_printf(s->arena, "%s/%s.ko", dir, name);
-	if (!file_exists(kofile)) {
-		diag_error_noloc(s, "kbuild did not produce '%s'", kofile);
-		return -1;
-	}
-	*ko = kofile;
-	return 0;
-}
-
-const char *kbuild_cached(struct session *s, uint64_t hash)
-{
-	const char *p = arena_printf(s->arena, "%s/%02x/stap_%016llx.ko",
-				     kbuild_cache_dir(s),
-				     (unsigned)(hash & 0xff),
-				     (unsigned long long)hash);
-
-	return file_exists(p) ? p : NULL;
-}
-
 static bool copy_file(const char *from, const char *to)
 {
 	size_t len;
@@ -328,6 +282,126 @@ static bool copy_file(const char *from, const char *to)
 	ok = (fclose(f) == 0) && ok;
 	free(data);
 	return ok;
+}
+
+/* The object of runtime/stp_core.c for this kernel and these flags, in
+ * the cache: built with the first module, then linked into every one.
+ */
+static const char *core_cached_path(struct session *s, const char *flags)
+{
+	uint64_t h = 14695981039346656037ULL;
+	int i;
+
+	h = fnv_str(h, TAPIR_VERSION);
+	h = fnv_str(h, s->kernel_vr);
+	h = fnv_str(h, s->opt.kernel_build_dir);
+	h = fnv_str(h, flags);
+	for (i = 0; i < s->opt.kbuild_opts.n; i++)
+		h = fnv_str(h, s->opt.kbuild_opts.items[i]);
+	h += runtime_hash(s);
+	return arena_printf(s->arena, "%s/core_%016llx.o", kbuild_cache_dir(s),
+			    (unsigned long long)h);
+}
+
+/* Keep a freshly built core object; a rename makes the entry appear
+ * whole even when several builds finish at once.
+ */
+static void core_store(struct session *s, const char *dir, const char *cached)
+{
+	const char *tmp = arena_printf(s->arena, "%s.%ld.tmp", cached,
+				       (long)getpid());
+
+	if (s->opt.disable_cache || !mkdir_p(kbuild_cache_dir(s)))
+		return;
+	if (!copy_file(arena_printf(s->arena, "%s/tapir_core.o", dir), tmp) ||
+	    rename(tmp, cached) != 0)
+		unlink(tmp);
+}
+
+/* The module's sources: the script's C, and the runtime's core either
+ * as a prebuilt object from the cache (with the .cmd file modpost reads)
+ * or as a one-line source that includes it.
+ */
+static bool write_sources(struct session *s, const char *dir,
+			  const char *name, const char *csrc,
+			  const char *flags, const char *core)
+{
+	bool ok;
+
+	if (core)
+		ok = copy_file(core, arena_printf(s->arena,
+				"%s/tapir_core.o_shipped", dir)) &&
+		     write_text(arena_printf(s->arena, "%s/.tapir_core.o.cmd",
+				dir), "savedcmd_tapir_core.o := cat "
+				"tapir_core.o_shipped > tapir_core.o\n");
+	else
+		ok = write_text(arena_printf(s->arena, "%s/tapir_core.c", dir),
+				"#include \"stp_core.c\"\n");
+	return ok &&
+	       write_text(arena_printf(s->arena, "%s/%s_src.c", dir, name),
+			  csrc) &&
+	       write_text(arena_printf(s->arena, "%s/Kbuild", dir),
+			  arena_printf(s->arena, "obj-m := %s.o\n"
+				       "%s-y := %s_src.o tapir_core.o\n"
+				       "ccflags-y := %s\n", name, name, name,
+				       flags));
+}
+
+int kbuild_module(struct session *s, const char *name, const char *csrc,
+		  const char *tmpdir, const char **ko)
+{
+	const char *dir = arena_printf(s->arena, "%s/%s", tmpdir, name);
+	const char *conf, *kofile, *flags, *cached, *core;
+
+	if (!s->opt.kernel_build_dir || !file_exists(s->opt.kernel_build_dir)) {
+		diag_error_noloc(s, "kernel build tree '%s' not found: install "
+				 "linux-headers-%s", s->opt.kernel_build_dir ?
+				 s->opt.kernel_build_dir : "?",
+				 s->kernel_vr ? s->kernel_vr : "KVER");
+		return -1;
+	}
+	if (!mkdir_p(dir)) {
+		diag_error_noloc(s, "cannot create '%s': %s", dir,
+				 strerror(errno));
+		return -1;
+	}
+	conf = stapconf(s, tmpdir);
+	if (!conf) {
+		diag_error_noloc(s, "kernel API probes failed in '%s'", tmpdir);
+		return -1;
+	}
+	flags = ccflags(s, conf);
+	cached = core_cached_path(s, flags);
+	core = !s->opt.disable_cache && file_exists(cached) ? cached : NULL;
+	if (!write_sources(s, dir, name, csrc, flags, core)) {
+		diag_error_noloc(s, "cannot write the module sources in '%s'",
+				 dir);
+		return -1;
+	}
+	if (run_make(s, dir, false) != 0) {
+		show_log(s, dir);
+		diag_error_noloc(s, "kbuild failed to build '%s.ko'", name);
+		return -1;
+	}
+	kofile = arena_printf(s->arena, "%s/%s.ko", dir, name);
+	if (!file_exists(kofile)) {
+		diag_error_noloc(s, "kbuild did not produce '%s'", kofile);
+		return -1;
+	}
+	if (!core)
+		core_store(s, dir, cached);
+	*ko = kofile;
+	return 0;
+}
+
+const char *kbuild_cached(struct session *s, uint64_t hash)
+{
+	const char *p = arena_printf(s->arena, "%s/%02x/stap_%016llx.ko",
+				     kbuild_cache_dir(s),
+				     (unsigned)(hash & 0xff),
+				     (unsigned long long)hash);
+
+	return file_exists(p) ? p : NULL;
 }
 
 const char *kbuild_cache_store(struct session *s, uint64_t hash,

@@ -434,7 +434,7 @@ static int run_backend(struct session *s)
 	sb_init(&csrc);
 	emit_module(s, name, &csrc);
 	clock_report(s, 3, arena_printf(s->arena, "translated to C into "
-		     "\"%s.c\"", name), &c);
+		     "\"%s_src.c\"", name), &c);
 	if (s->opt.last_pass == 3) {
 		fputs(csrc.buf, stdout);
 		rc = 0;
