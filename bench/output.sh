@@ -17,16 +17,19 @@ export SYSTEMTAP_RUNTIME=${SYSTEMTAP_RUNTIME:-$here/runtime}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-cat >"$tmp/out.stp" <<'STP'
+# BURST lines every millisecond (default 1000): a smaller burst leaves
+# the reader more of the guest's time.
+burst=${BURST:-1000}
+cat >"$tmp/out.stp" <<STP
 global n
 probe timer.ms(1) {
-	for (i = 0; i < 1000; i++)
-		printf("line %d\n", n++)
+	for (i = 0; i < $burst; i++)
+		printf("line %d\\n", n++)
 	if (n >= 1000000)
 		exit()
 }
 STP
-(cd "$tmp" && "$stap" -r "$kver" -p4 -m bout -D MAXACTION=100000 \
+(cd "$tmp" && "$stap" -r "$kver" -p4 -m bout -D MAXACTION=100000 -D STP_NO_OVERLOAD \
 	out.stp >/dev/null)
 "$here/testsuite/vm/mkinitramfs.sh" -o "$tmp/initrd" -r "$kver" \
 	-f "$staprun:/usr/local/bin/staprun" -f "$tmp/bout.ko" >/dev/null
@@ -35,6 +38,7 @@ cmd+='; t1=$(cut -d" " -f1 /proc/uptime); echo "@@bench@@ $t0 $t1 $(wc -l </tmp/
 "$here/testsuite/vm/run-vm.sh" -k "$kver" -i "$tmp/initrd" -I -v -t 900 \
 	-c "$cmd" >"$tmp/tap" 2>"$tmp/console" || true
 line=$(grep -a '^@@bench@@' "$tmp/console" | tail -n 1 | tr -d '\r')
+grep -a -i "warning\|error" "$tmp/console" | head -5 >&2 || true
 if [ -z "$line" ]; then
 	echo "output: the run did not finish" >&2
 	tail -n 20 "$tmp/tap" >&2
