@@ -71,31 +71,6 @@ static bool write_text(const char *path, const char *text)
 	return ok;
 }
 
-static bool mkdir_p(const char *path)
-{
-	char buf[4096];
-	char *p;
-
-	if (strlen(path) >= sizeof(buf))
-		return false;
-	strcpy(buf, path);
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return false;
-		*p = '/';
-	}
-	return !mkdir(buf, 0755) || errno == EEXIST;
-}
-
-static bool file_exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
-}
 
 const char *kbuild_cache_dir(struct session *s)
 {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define ARENA_BLOCK (64 * 1024)
 
@@ -341,4 +342,33 @@ bool glob_match(const char *pattern, const char *s)
 bool has_wildcard(const char *s)
 {
 	return strpbrk(s, "*?[") != NULL;
+}
+
+/* Creates path and every missing parent (mode 0755); true when the
+ * directory exists afterwards.
+ */
+bool mkdir_p(const char *path)
+{
+	char buf[4096];
+	char *p;
+
+	if (strlen(path) >= sizeof(buf))
+		return false;
+	strcpy(buf, path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return false;
+		*p = '/';
+	}
+	return !mkdir(buf, 0755) || errno == EEXIST;
+}
+
+bool file_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
 }

@@ -60,6 +60,10 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sb_indent(struct strbuf *sb, int depth);
 
+/* mkdir -p: true when the directory exists afterwards. */
+bool mkdir_p(const char *path);
+bool file_exists(const char *path);
+
 /* Read a whole file; returns a malloc'd NUL-terminated buffer or NULL. */
 char *read_file(const char *path, size_t *len);
 

@@ -1,0 +1,643 @@
+/* btf.c - kernel BTF for kernels that are not running.
+ *
+ * The running kernel publishes its BTF in /sys/kernel/btf/vmlinux, but
+ * a module may be built for another installed kernel.  Its only BTF is
+ * the .BTF section of vmlinux, which is compressed inside the bzImage
+ * /boot/vmlinuz-KVER.  We find the compressed payload, let the system's
+ * xz/zstd/gzip decompress it (no decompressor library to link), take
+ * .BTF out of the ELF with libelf, and cache those few megabytes so that
+ * later loads are a plain btf__parse_raw().
+ */
+#define _GNU_SOURCE
+#include "debuginfo/btf.h"
+#include "util.h"
+
+#include <bpf/btf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct kbtf {
+	struct btf *btf;
+	struct arena *arena;	/* type strings handed out to callers */
+};
+
+static void set_err(char **err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void set_err(char **err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
+}
+
+
+/* ------------------------------------------------ finding the payload */
+
+/* One compression the kernel may use, and the tool that undoes it. */
+struct decomp {
+	const char *name;
+	const unsigned char *magic;
+	size_t magic_len;
+	const char *const *argv;
+};
+
+static const unsigned char xz_magic[] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+static const unsigned char zstd_magic[] = { 0x28, 0xb5, 0x2f, 0xfd };
+static const unsigned char gzip_magic[] = { 0x1f, 0x8b, 0x08 };
+
+/* --single-stream: the kernel build appends the uncompressed size after
+ * the xz stream, which xz would otherwise reject as a corrupt second
+ * stream.  zstd and gzip have no such switch; their complaints about the
+ * same trailer are ignored once the output proves to be a whole ELF.
+ */
+static const char *const xz_argv[] = { "xz", "-dc", "--single-stream", NULL };
+static const char *const zstd_argv[] = { "zstd", "-dcq", NULL };
+static const char *const gzip_argv[] = { "gzip", "-dc", NULL };
+
+static const struct decomp decomps[] = {
+	{ "xz", xz_magic, sizeof(xz_magic), xz_argv },
+	{ "zstd", zstd_magic, sizeof(zstd_magic), zstd_argv },
+	{ "gzip", gzip_magic, sizeof(gzip_magic), gzip_argv },
+};
+
+static const struct decomp *decomp_at(const unsigned char *p, size_t left)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(decomps); i++)
+		if (left >= decomps[i].magic_len &&
+		    !memcmp(p, decomps[i].magic, decomps[i].magic_len))
+			return &decomps[i];
+	return NULL;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* The x86 boot protocol (2.08+) records where the payload starts in the
+ * setup header, which is exact; a byte scan for the magic is the
+ * fallback for other images, and gzip is left out of it because its
+ * three-byte magic turns up by chance in code.
+ */
+static const struct decomp *find_payload(const unsigned char *img,
+					 size_t len, size_t *off)
+{
+	const struct decomp *d;
+	size_t i;
+
+	if (len > 0x250 && !memcmp(img + 0x202, "HdrS", 4)) {
+		size_t sects = img[0x1f1] ? img[0x1f1] : 4;
+		size_t at = (sects + 1) * 512 + le32(img + 0x248);
+
+		if (at < len && (d = decomp_at(img + at, len - at))) {
+			*off = at;
+			return d;
+		}
+	}
+	for (i = 0; i + 6 <= len; i++) {
+		d = decomp_at(img + i, len - i);
+		if (d && d->magic != gzip_magic) {
+			*off = i;
+			return d;
+		}
+	}
+	return NULL;
+}
+
+/* Run the decompressor with stdin on the image at off and read all of
+ * its output into memory.  Its exit status goes to *status; the output
+ * is judged by the caller.  Its stderr is dropped, since the trailer
+ * makes zstd and gzip complain on every healthy image.
+ */
+static char *decompress(const char *image, size_t off,
+			const struct decomp *d, size_t *outlen, int *status,
+			char **err)
+{
+	int in, pfd[2], st;
+	pid_t pid;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+
+	in = open(image, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		set_err(err, "%s: %s", image, strerror(errno));
+		return NULL;
+	}
+	if (lseek(in, (off_t)off, SEEK_SET) < 0 || pipe2(pfd, O_CLOEXEC)) {
+		set_err(err, "%s: %s", image, strerror(errno));
+		close(in);
+		return NULL;
+	}
+	pid = fork();
+	if (pid < 0) {
+		set_err(err, "fork: %s", strerror(errno));
+		close(in);
+		close(pfd[0]);
+		close(pfd[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(in, 0);
+		dup2(pfd[1], 1);
+		if (null >= 0)
+			dup2(null, 2);
+		execvp(d->argv[0], (char *const *)d->argv);
+		_exit(127);
+	}
+	close(in);
+	close(pfd[1]);
+	for (;;) {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 1 << 24;
+			buf = xrealloc(buf, cap);
+		}
+		n = read(pfd[0], buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(pfd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	*outlen = len;
+	return buf;
+}
+
+/* The .BTF section of an in-memory vmlinux, or NULL if it is not a whole
+ * ELF file with one.  A truncated image fails here because the section
+ * headers are at the end of the file.
+ */
+static bool elf_btf(char *img, size_t len, const void **btf, size_t *btflen)
+{
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return false;
+	e = elf_memory(img, len);
+	if (!e)
+		return false;
+	if (elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx)) {
+		elf_end(e);
+		return false;
+	}
+	while (!found && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".BTF"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && data->d_buf && data->d_size) {
+			/* d_buf points into img: the ELF is not
+			 * compressed or byte-swapped, so no copy is made
+			 * and img outlives the Elf handle.
+			 */
+			*btf = data->d_buf;
+			*btflen = data->d_size;
+			found = true;
+		}
+	}
+	elf_end(e);
+	return found;
+}
+
+/* Write atomically, so that a concurrent or interrupted run never leaves
+ * a half-written cache file for the next one to parse.
+ */
+static bool write_cache(const char *path, const void *data, size_t len)
+{
+	char *tmp;
+	int fd;
+	bool ok;
+
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		return false;
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(tmp);
+		return false;
+	}
+	ok = write(fd, data, len) == (ssize_t)len;
+	ok = !close(fd) && ok;
+	ok = ok && !rename(tmp, path);
+	if (!ok)
+		unlink(tmp);
+	free(tmp);
+	return ok;
+}
+
+/* Extract the BTF of kver from its bzImage into a new struct btf, and
+ * store the raw bytes at cache if that is not NULL.
+ */
+static struct btf *btf_from_image(const char *kver, const char *cache,
+				  char **err)
+{
+	char *path, *img, *vmlinux;
+	size_t len, off, vlen, btflen;
+	const struct decomp *d;
+	const void *raw;
+	struct btf *btf = NULL;
+	int status;
+
+	if (asprintf(&path, "/boot/vmlinuz-%s", kver) < 0)
+		return NULL;
+	img = read_file(path, &len);
+	if (!img) {
+		if (errno == ENOENT)
+			set_err(err, "no %s: install linux-image-%s", path,
+				kver);
+		else
+			set_err(err, "cannot read %s: %s", path,
+				strerror(errno));
+		free(path);
+		return NULL;
+	}
+	d = find_payload((const unsigned char *)img, len, &off);
+	free(img);
+	if (!d) {
+		set_err(err, "%s: no xz, zstd or gzip payload found", path);
+		free(path);
+		return NULL;
+	}
+	vmlinux = decompress(path, off, d, &vlen, &status, err);
+	if (!vmlinux) {
+		free(path);
+		return NULL;
+	}
+	if (!elf_btf(vmlinux, vlen, &raw, &btflen)) {
+		if (status == 127 && vlen == 0)
+			set_err(err, "%s: cannot run %s to decompress it",
+				path, d->name);
+		else if (status)
+			set_err(err, "%s: %s -dc failed (status %d) on the "
+				"payload at offset %zu", path, d->name,
+				status, off);
+		else
+			set_err(err, "%s: the decompressed kernel has no "
+				".BTF section (CONFIG_DEBUG_INFO_BTF off?)",
+				path);
+		goto out;
+	}
+	btf = btf__new(raw, (__u32)btflen);
+	if (!btf) {
+		set_err(err, "%s: bad .BTF section: %s", path,
+			strerror(errno));
+		goto out;
+	}
+	/* A failed store only costs the next run another extraction. */
+	if (cache)
+		write_cache(cache, raw, btflen);
+out:
+	free(vmlinux);
+	free(path);
+	return btf;
+}
+
+static bool running_kernel(const char *kver)
+{
+	struct utsname u;
+
+	return !uname(&u) && !strcmp(u.release, kver);
+}
+
+struct kbtf *kbtf_load(const char *kver, const char *cachedir, char **err)
+{
+	struct kbtf *b;
+	struct btf *btf = NULL;
+	char *dir = NULL, *cache = NULL;
+
+	if (err)
+		*err = NULL;
+	/* kver becomes part of paths: keep it from leaving /boot. */
+	if (!kver || !*kver || strchr(kver, '/') || kver[0] == '.') {
+		set_err(err, "invalid kernel release '%s'", kver ? kver : "");
+		return NULL;
+	}
+	if (running_kernel(kver) && file_exists("/sys/kernel/btf/vmlinux"))
+		btf = btf__parse_raw("/sys/kernel/btf/vmlinux");
+	if (!btf && cachedir) {
+		if (asprintf(&dir, "%s/btf", cachedir) < 0 ||
+		    asprintf(&cache, "%s/%s.btf", dir, kver) < 0) {
+			set_err(err, "out of memory");
+			free(dir);
+			return NULL;
+		}
+		if (file_exists(cache)) {
+			btf = btf__parse_raw(cache);
+			/* Corrupt or from an incompatible libbpf: redo. */
+			if (!btf)
+				unlink(cache);
+		}
+		if (!btf && !mkdir_p(dir)) {
+			free(cache);
+			cache = NULL;
+		}
+	}
+	if (!btf)
+		btf = btf_from_image(kver, cache, err);
+	free(dir);
+	free(cache);
+	if (!btf)
+		return NULL;
+	b = xmalloc(sizeof(*b));
+	b->btf = btf;
+	b->arena = arena_new();
+	return b;
+}
+
+void kbtf_free(struct kbtf *b)
+{
+	if (!b)
+		return;
+	btf__free(b->btf);
+	arena_free(b->arena);
+	free(b);
+}
+
+/* ------------------------------------------------------ type strings */
+
+static void type_str(const struct btf *btf, __u32 id, struct strbuf *sb);
+
+static void proto_params(const struct btf *btf, const struct btf_type *t,
+			 struct strbuf *sb)
+{
+	const struct btf_param *p = btf_params(t);
+	int i, n = btf_vlen(t);
+
+	sb_putc(sb, '(');
+	for (i = 0; i < n; i++) {
+		if (i)
+			sb_puts(sb, ", ");
+		if (i == n - 1 && !p[i].type && !p[i].name_off)
+			sb_puts(sb, "...");
+		else
+			type_str(btf, p[i].type, sb);
+	}
+	if (!n)
+		sb_puts(sb, "void");
+	sb_putc(sb, ')');
+}
+
+static void tagged_name(const struct btf *btf, const char *kw,
+			const struct btf_type *t, struct strbuf *sb)
+{
+	const char *name = btf__name_by_offset(btf, t->name_off);
+
+	sb_printf(sb, "%s %s", kw, name && *name ? name : "{...}");
+}
+
+/* SystemTap's spelling of a type: names as the kernel wrote them ("long
+ * int", typedefs kept), qualifiers in front ("const char*"), and the
+ * pointer star attached with no space.  A qualified pointer, which C
+ * writes after the star, gets " const" after it.
+ */
+static void type_str(const struct btf *btf, __u32 id, struct strbuf *sb)
+{
+	const struct btf_type *t = id ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_type *u;
+
+	if (!t) {
+		sb_puts(sb, "void");
+		return;
+	}
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPEDEF:
+		sb_puts(sb, btf__name_by_offset(btf, t->name_off));
+		break;
+	case BTF_KIND_PTR:
+		u = t->type ? btf__type_by_id(btf, t->type) : NULL;
+		if (u && btf_is_func_proto(u)) {
+			type_str(btf, u->type, sb);
+			sb_puts(sb, " (*)");
+			proto_params(btf, u, sb);
+		} else {
+			type_str(btf, t->type, sb);
+			sb_putc(sb, '*');
+		}
+		break;
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE: {
+		const char *q = btf_is_const(t) ? "const" : "volatile";
+
+		u = t->type ? btf__type_by_id(btf, t->type) : NULL;
+		if (u && btf_is_ptr(u)) {
+			type_str(btf, t->type, sb);
+			sb_printf(sb, " %s", q);
+		} else {
+			sb_printf(sb, "%s ", q);
+			type_str(btf, t->type, sb);
+		}
+		break;
+	}
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		/* Not part of how SystemTap names a type. */
+		type_str(btf, t->type, sb);
+		break;
+	case BTF_KIND_STRUCT:
+		tagged_name(btf, "struct", t, sb);
+		break;
+	case BTF_KIND_UNION:
+		tagged_name(btf, "union", t, sb);
+		break;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		tagged_name(btf, "enum", t, sb);
+		break;
+	case BTF_KIND_FWD:
+		tagged_name(btf, btf_kflag(t) ? "union" : "struct", t, sb);
+		break;
+	case BTF_KIND_ARRAY:
+		type_str(btf, btf_array(t)->type, sb);
+		sb_printf(sb, "[%u]", btf_array(t)->nelems);
+		break;
+	case BTF_KIND_FUNC_PROTO:
+		type_str(btf, t->type, sb);
+		sb_putc(sb, ' ');
+		proto_params(btf, t, sb);
+		break;
+	default:
+		sb_printf(sb, "<btf kind %u>", btf_kind(t));
+		break;
+	}
+}
+
+static const char *type_name(struct kbtf *b, __u32 id)
+{
+	struct strbuf sb;
+	const char *s;
+
+	sb_init(&sb);
+	type_str(b->btf, id, &sb);
+	s = arena_strndup(b->arena, sb.buf ? sb.buf : "", sb.len);
+	sb_free(&sb);
+	return s;
+}
+
+/* ------------------------------------------------------------ lookups */
+
+int kbtf_func(struct kbtf *b, const char *name, struct kbtf_func *out)
+{
+	const struct btf_type *fn, *proto;
+	const struct btf_param *p;
+	__s32 id;
+	int i, n;
+
+	id = btf__find_by_name_kind(b->btf, name, BTF_KIND_FUNC);
+	if (id <= 0)
+		return -ENOENT;
+	fn = btf__type_by_id(b->btf, (__u32)id);
+	proto = btf__type_by_id(b->btf, fn->type);
+	if (!proto || !btf_is_func_proto(proto))
+		return -ENOENT;
+	p = btf_params(proto);
+	n = btf_vlen(proto);
+	memset(out, 0, sizeof(*out));
+	if (n && !p[n - 1].type && !p[n - 1].name_off) {
+		out->variadic = true;
+		n--;
+	}
+	if (n > KBTF_MAX_PARAMS)
+		return -E2BIG;
+	for (i = 0; i < n; i++) {
+		out->param_names[i] = arena_strdup(b->arena,
+				btf__name_by_offset(b->btf, p[i].name_off));
+		out->param_types[i] = type_name(b, p[i].type);
+	}
+	out->nparams = n;
+	out->ret_type = type_name(b, proto->type);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int kbtf_funcs_matching(struct kbtf *b, const char *glob,
+			void (*cb)(const char *name, void *arg), void *arg)
+{
+	__u32 id, last = btf__type_cnt(b->btf);
+	const char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	int reported = 0;
+
+	for (id = 1; id < last; id++) {
+		const struct btf_type *t = btf__type_by_id(b->btf, id);
+		const char *name;
+
+		if (!btf_is_func(t))
+			continue;
+		name = btf__name_by_offset(b->btf, t->name_off);
+		if (!name || !glob_match(glob, name))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			names = xrealloc(names, cap * sizeof(*names));
+		}
+		names[n++] = name;
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++) {
+		if (i && !strcmp(names[i], names[i - 1]))
+			continue;
+		cb(names[i], arg);
+		reported++;
+	}
+	free(names);
+	return reported;
+}
+
+/* Find member in the struct or union t, descending into anonymous
+ * members; base is the bit offset of t itself within the outer type.
+ */
+static bool find_member(struct kbtf *b, const struct btf_type *t,
+			const char *member, __u32 base, struct kbtf_member *out)
+{
+	const struct btf_member *m = btf_members(t);
+	int i, n = btf_vlen(t);
+
+	for (i = 0; i < n; i++) {
+		const char *name = btf__name_by_offset(b->btf, m[i].name_off);
+		__u32 bits = base + btf_member_bit_offset(t, (__u32)i);
+		__u32 size = btf_member_bitfield_size(t, (__u32)i);
+
+		if (name && *name) {
+			if (strcmp(name, member))
+				continue;
+			out->offset = bits / 8;
+			out->type = type_name(b, m[i].type);
+			out->bitfield = size != 0;
+			out->bit_offset = size ? bits % 8 : 0;
+			out->bit_size = size;
+			return true;
+		} else {
+			const struct btf_type *u;
+			__s32 id = btf__resolve_type(b->btf, m[i].type);
+
+			u = id > 0 ? btf__type_by_id(b->btf, (__u32)id) : NULL;
+			if (u && btf_is_composite(u) &&
+			    find_member(b, u, member, bits, out))
+				return true;
+		}
+	}
+	return false;
+}
+
+int kbtf_member(struct kbtf *b, const char *type, const char *member,
+		struct kbtf_member *out)
+{
+	const struct btf_type *t;
+	__s32 id = -1;
+
+	if (!strncmp(type, "struct ", 7))
+		id = btf__find_by_name_kind(b->btf, type + 7,
+					    BTF_KIND_STRUCT);
+	else if (!strncmp(type, "union ", 6))
+		id = btf__find_by_name_kind(b->btf, type + 6, BTF_KIND_UNION);
+	else if ((id = btf__find_by_name_kind(b->btf, type,
+					      BTF_KIND_TYPEDEF)) > 0)
+		id = btf__resolve_type(b->btf, (__u32)id);
+	if (id <= 0)
+		return -ENOENT;
+	t = btf__type_by_id(b->btf, (__u32)id);
+	if (!t || !btf_is_composite(t))
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	return find_member(b, t, member, 0, out) ? 0 : -ENOENT;
+}

@@ -1,0 +1,69 @@
+/* btf.h - kernel type information from BTF, for kernels that need not be
+ * running: function signatures and struct members as SystemTap spells
+ * them, which kernel probes need for $var checks and `stap -L` output.
+ *
+ * BTF is used rather than DWARF because every Debian kernel ships it
+ * inside the image itself, while DWARF needs a separate -dbg package of
+ * several hundred megabytes that is rarely installed.
+ */
+#ifndef TAPIR_DEBUGINFO_BTF_H
+#define TAPIR_DEBUGINFO_BTF_H
+
+#include <stdbool.h>
+
+struct kbtf;	/* opaque: the parsed BTF and an arena for type strings */
+
+/* Enough for any kernel function: the x86-64 ABI passes at most six in
+ * registers, and the widest vmlinux functions have about a dozen.
+ */
+#define KBTF_MAX_PARAMS 16
+
+/* A function's signature.  Every string belongs to the kbtf it came from
+ * and stays valid until kbtf_free(); the caller frees nothing.
+ */
+struct kbtf_func {
+	int nparams;			/* not counting a trailing "..." */
+	bool variadic;
+	const char *param_names[KBTF_MAX_PARAMS];	/* "" if unnamed */
+	const char *param_types[KBTF_MAX_PARAMS];	/* "struct file*" */
+	const char *ret_type;		/* "ssize_t", "void" */
+};
+
+/* A struct or union member; type is owned as in struct kbtf_func. */
+struct kbtf_member {
+	unsigned long offset;		/* bytes from the start of the type */
+	const char *type;
+	bool bitfield;
+	unsigned int bit_offset;	/* bits past offset, if bitfield */
+	unsigned int bit_size;		/* width in bits, if bitfield */
+};
+
+/* Load the BTF of kernel release kver.  The running kernel's comes from
+ * /sys/kernel/btf/vmlinux; any other is extracted once from
+ * /boot/vmlinuz-KVER and kept as raw BTF in CACHEDIR/btf/KVER.btf.
+ * On failure returns NULL and, if err is not NULL, sets *err to a
+ * malloc'd message the caller must free().
+ */
+struct kbtf *kbtf_load(const char *kver, const char *cachedir, char **err);
+void kbtf_free(struct kbtf *b);
+
+/* The signature of the function called name: 0, -ENOENT if BTF has no
+ * such function, or -E2BIG if it has more than KBTF_MAX_PARAMS.
+ */
+int kbtf_func(struct kbtf *b, const char *name, struct kbtf_func *out);
+
+/* Call cb once per function whose name matches glob, in strcmp order
+ * (a name BTF lists twice, as static functions may be, is reported
+ * once).  Returns the number of names reported.
+ */
+int kbtf_funcs_matching(struct kbtf *b, const char *glob,
+			void (*cb)(const char *name, void *arg), void *arg);
+
+/* Member member of type ("struct file", "union foo", or a typedef of a
+ * struct or union), looking through anonymous struct and union members
+ * as C does: 0, or -ENOENT if either name is unknown.
+ */
+int kbtf_member(struct kbtf *b, const char *type, const char *member,
+		struct kbtf_member *out);
+
+#endif
