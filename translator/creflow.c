@@ -181,6 +181,14 @@ static void reflow_line(struct strbuf *out, const char *p, const char *end)
 			p = skip_blanks(p, end);
 			continue;
 		}
+		if (c == '{' && opens_block(&r)) {
+			put(&r, p, 1);
+			push(&r, N_BLOCK);
+			newline(&r);
+			r.word = NULL;
+			p = skip_blanks(p + 1, end);
+			continue;
+		}
 		r.word = NULL;
 		if (c == '(' || c == '[') {
 			push(&r, N_PAREN);
@@ -188,13 +196,6 @@ static void reflow_line(struct strbuf *out, const char *p, const char *end)
 			if (top(&r) == N_PAREN)
 				pop(&r);
 		} else if (c == '{') {
-			if (opens_block(&r)) {
-				put(&r, p, 1);
-				push(&r, N_BLOCK);
-				newline(&r);
-				p = skip_blanks(p + 1, end);
-				continue;
-			}
 			push(&r, N_INIT);
 		} else if (c == '}' && r.sp > 0 && top(&r) == N_BLOCK) {
 			if (!r.fresh) {

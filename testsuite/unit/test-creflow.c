@@ -1,0 +1,158 @@
+/* test-creflow.c - unit tests for translator/creflow.c: the line breaking
+ * of pass 3's C.  What must hold: short lines, preprocessor lines and
+ * macro continuations pass through unchanged; a long line is broken at
+ * its blocks and statements with tab indentation; and nothing but
+ * whitespace between tokens ever changes, which the tests check by
+ * comparing the text with all blanks and newlines taken out.
+ */
+#include "creflow.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *reflow(const char *in)
+{
+	struct strbuf out;
+	char *r;
+
+	sb_init(&out);
+	c_reflow(in, &out);
+	r = strdup(out.buf ? out.buf : "");
+	sb_free(&out);
+	return r;
+}
+
+/* s with every space, tab and newline outside literals removed: two
+ * texts with the same squeezed form differ only in layout.
+ */
+static char *squeeze(const char *s)
+{
+	char *r = malloc(strlen(s) + 1), *o = r;
+	char q = 0;
+
+	for (; *s; s++) {
+		if (q) {
+			*o++ = *s;
+			if (*s == '\\' && s[1])
+				*o++ = *++s;
+			else if (*s == q)
+				q = 0;
+			continue;
+		}
+		if (*s == '"' || *s == '\'')
+			q = *s;
+		if (*s != ' ' && *s != '\t' && *s != '\n')
+			*o++ = *s;
+	}
+	*o = '\0';
+	return r;
+}
+
+static bool same_tokens(const char *a, const char *b)
+{
+	char *x = squeeze(a), *y = squeeze(b);
+	bool eq = strcmp(x, y) == 0;
+
+	free(x);
+	free(y);
+	return eq;
+}
+
+static int max_width(const char *s)
+{
+	int w = 0, cur = 0;
+
+	for (; *s; s++) {
+		if (*s == '\n') {
+			cur = 0;
+			continue;
+		}
+		cur += *s == '\t' ? 8 : 1;
+		if (cur > w)
+			w = cur;
+	}
+	return w;
+}
+
+static void test_unchanged(void)
+{
+	const char *in = "static int x;\n\tif (a) {\n\t\tb();\n\t}\n";
+	const char *dir = "#define LONG_MACRO(a, b) do { if (a) { b; } "
+			  "else { c; } d; e; f; g; h; i; j; k; l; } while (0)"
+			  "\n";
+	const char *cont = "#define M(a) \\\n\t({ int x = a; int y = x; "
+			   "int z = y; int w = z; int v = w; int u = v; "
+			   "u; })\n";
+	char *r;
+
+	r = reflow(in);
+	tap_str_eq(r, in, "short lines pass through");
+	free(r);
+	r = reflow(dir);
+	tap_str_eq(r, dir, "a long preprocessor line is left alone");
+	free(r);
+	r = reflow(cont);
+	tap_str_eq(r, cont, "so is the continuation line of a macro");
+	free(r);
+	r = reflow("int a;");
+	tap_str_eq(r, "int a;", "a last line without newline stays so");
+	free(r);
+}
+
+static void test_breaking(void)
+{
+	const char *in = "\t\t(void)({ int64_t __a0 = 20LL; int64_t __r = 0; "
+			 "if (unlikely(c->nesting + 1 > MAXNESTING)) { "
+			 "_stp_error_at(c, \"MAXNESTING exceeded\", \"at x\"); "
+			 "goto out; } __r; });\n";
+	const char *want = "\t\t(void)({\n"
+			   "\t\t\tint64_t __a0 = 20LL;\n"
+			   "\t\t\tint64_t __r = 0;\n"
+			   "\t\t\tif (unlikely(c->nesting + 1 > MAXNESTING)) {\n"
+			   "\t\t\t\t_stp_error_at(c, \"MAXNESTING exceeded\", "
+			   "\"at x\");\n"
+			   "\t\t\t\tgoto out;\n"
+			   "\t\t\t}\n"
+			   "\t\t\t__r;\n"
+			   "\t\t});\n";
+	char *r = reflow(in);
+
+	tap_str_eq(r, want, "a statement expression is broken into lines");
+	tap_ok(same_tokens(in, r), "only whitespace changed");
+	free(r);
+}
+
+static void test_literals_and_loops(void)
+{
+	const char *in = "\t{ const char *s = \"{ a; b; } ; { c; }\"; char q = "
+			 "'{'; for (i = 0; i < n; i++) { x += s[i]; } "
+			 "int arr[3] = { 1, 2, 3 }; do { y++; } while (y < 3); "
+			 "if (x) { a(); } else { b(); } /* { ; } */ z(); }\n";
+	char *r = reflow(in);
+
+	tap_ok(same_tokens(in, r), "literals, loops, initialisers: only "
+	       "whitespace changed");
+	tap_ok(strstr(r, "\"{ a; b; } ; { c; }\"") != NULL,
+	       "a string literal is copied whole");
+	tap_ok(strstr(r, "for (i = 0; i < n; i++) {\n") != NULL,
+	       "the semicolons of a for header do not break it");
+	tap_ok(strstr(r, "{ 1, 2, 3 }") != NULL,
+	       "an initialiser stays on one line");
+	tap_ok(strstr(r, "} while (y < 3);") != NULL,
+	       "do ... while keeps its while on the brace's line");
+	tap_ok(strstr(r, "} else {\n") != NULL,
+	       "else follows its closing brace");
+	tap_ok(strstr(r, "/* { ; } */") != NULL, "a comment is copied whole");
+	tap_ok(max_width(r) <= 100, "no line is wider than 100 columns "
+	       "(widest %d)", max_width(r));
+	free(r);
+}
+
+int main(void)
+{
+	test_unchanged();
+	test_breaking();
+	test_literals_and_loops();
+	return tap_done();
+}
