@@ -67,6 +67,16 @@ has_err() { grep -qF -- "$1" "$T/$name.err"; }
 no_err() { [ ! -s "$T/$name.err" ]; }
 now() { cut -d' ' -f1 /proc/uptime; }
 
+# wait_lines FILE: until FILE has a "tick" line, for at most 20 s.
+wait_lines()
+{
+	local i=0
+	while [ $i -lt 100 ] && ! grep -q '^tick' "$1" 2>/dev/null; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+}
+
 # The flood lines of FILES: COUNT well-formed ones, numbered 0..COUNT-1
 # without a gap or a repeat (by count, sum and range).
 flood_ok()
@@ -296,9 +306,11 @@ name=usr2
 rm -f $T/sw.txt*
 $SR -o $T/sw.txt $KO mode=forever >$T/usr2.out 2>$T/usr2.err &
 pid=$!
-sleep 1
+# Signal only once output flows (a loaded machine may take more than a
+# second to load the module), and stop once the new file has some too.
+wait_lines $T/sw.txt
 kill -USR2 $pid
-sleep 1
+wait_lines $T/sw.txt.1
 kill -INT $pid
 wait $pid
 rc=$?
