@@ -118,24 +118,21 @@ static const char *literal_end(const char *p, const char *end)
 	return p < end ? p + 1 : end;
 }
 
+static bool is_ident(char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
 static bool starts_word(const char *p, const char *end, const char *w)
 {
 	size_t n = strlen(w);
-	char c;
 
 	if ((size_t)(end - p) < n || memcmp(p, w, n) != 0)
 		return false;
 	if (p + n == end)
 		return true;
-	c = p[n];
-	return !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		 (c >= '0' && c <= '9'));
-}
-
-static bool is_ident(char c)
-{
-	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9');
+	return !is_ident(p[n]);
 }
 
 static void reflow_line(struct strbuf *out, const char *p, const char *end)

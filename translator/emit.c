@@ -6,6 +6,7 @@
  */
 #include "emit.h"
 #include "creflow.h"
+#include "format.h"
 #include "provider.h"
 
 #include <inttypes.h>
@@ -104,6 +105,15 @@ static void line(struct emitter *em, const char *fmt, ...)
 	sb_putc(&em->b->text, '\n');
 }
 
+/* "WHAT at FILE:LINE:COL", the place a run-time error names. */
+static const char *at_loc(struct emitter *em, const char *what,
+			  struct loc loc)
+{
+	return arena_printf(em->s->arena, "%s at %s:%d:%d", what,
+			    loc.file ? loc.file->name : "?", loc.line,
+			    loc.col);
+}
+
 /* "identifier 'x' at file:line:col", as run-time errors quote it. */
 static const char *where(struct emitter *em, const struct expr *e)
 {
@@ -126,9 +136,8 @@ static const char *where(struct emitter *em, const struct expr *e)
 	default:
 		break;
 	}
-	return arena_printf(em->s->arena, "%s '%s' at %s:%d:%d", kind, tok,
-			    e->loc.file ? e->loc.file->name : "?",
-			    e->loc.line, e->loc.col);
+	return at_loc(em, arena_printf(em->s->arena, "%s '%s'", kind, tok),
+		      e->loc);
 }
 
 /* A C string literal of arbitrary text. */
@@ -662,9 +671,8 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 	 */
 	sb_puts(o, "if (unlikely(c->nesting + 1 > MAXNESTING)) { "
 		"_stp_error_at(c, \"MAXNESTING exceeded\", ");
-	c_quote(o, arena_printf(em->s->arena, "identifier '%s' at %s:%d:%d",
-				f->name, f->loc.file ? f->loc.file->name : "?",
-				f->loc.line, f->loc.col));
+	c_quote(o, at_loc(em, arena_printf(em->s->arena, "identifier '%s'",
+					   f->name), f->loc));
 	sb_printf(o, "); %s; } ", fail_jump(em));
 	gen_call_one(em, o, e, f, res);
 	for (g = f->next_overload; g; g = g->next_overload) {
@@ -807,24 +815,24 @@ static bool has_hist_arg(const struct expr *e)
 	return false;
 }
 
-/* Whether a printf format has a %m or %M directive, which reads memory. */
-static bool format_reads_memory(const char *f)
+/* Whether a printf format has a %m or %M directive, which reads memory:
+ * the slot of each conversion spans its whole directive.
+ */
+static bool format_reads_memory(struct emitter *em, const char *f)
 {
-	const char *p;
+	const char *bad;
+	int i, n = fmt_slots(f, NULL, 0, &bad);
+	struct fmt_slot *slots;
 
-	for (p = f; p && *p; p++) {
-		if (*p != '%')
-			continue;
-		if (p[1] == '%') {
-			p++;
-			continue;
-		}
-		for (p++; *p && strchr("-+ #0123456789.*", *p); p++)
-			;
-		if (*p == 'm' || *p == 'M')
+	if (n <= 0)
+		return false;
+	slots = arena_alloc(em->s->arena, (size_t)n * sizeof(*slots));
+	fmt_slots(f, slots, n, &bad);
+	for (i = 0; i < n; i++) {
+		char conv = slots[i].spec[slots[i].len - 1];
+
+		if (conv == 'm' || conv == 'M')
 			return true;
-		if (!*p)
-			break;
 	}
 	return false;
 }
@@ -869,7 +877,7 @@ static void gen_print(struct emitter *em, struct strbuf *o,
 		sb_printf(o, "_stp_printf(\"%s\"", f);
 		gen_format_args(em, o, e);
 		sb_puts(o, "); ");
-		if (fmt && format_reads_memory(f))
+		if (fmt && format_reads_memory(em, f))
 			gen_print_fault_check(em, o, e);
 		sb_puts(o, "(int64_t)0; })");
 		return;
@@ -883,7 +891,7 @@ static void gen_print(struct emitter *em, struct strbuf *o,
 			  f);
 		gen_format_args(em, o, e);
 		sb_puts(o, "); ");
-		if (fmt && format_reads_memory(f))
+		if (fmt && format_reads_memory(em, f))
 			gen_print_fault_check(em, o, e);
 		sb_printf(o, "(const char *)%s; })", tmp);
 	}
@@ -1008,7 +1016,6 @@ static void gen_expr(struct emitter *em, struct strbuf *o,
 /* ------------------------------------------------------------------ */
 /* Statements                                                         */
 
-/* Every statement costs one action; a runaway script stops. */
 static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 {
 	struct strbuf o;
@@ -1083,9 +1090,7 @@ static const char *stmt_near(struct emitter *em, const struct stmt *st)
 		what = "statement";
 		break;
 	}
-	return arena_printf(em->s->arena, "%s at %s:%d:%d", what,
-			    st->loc.file ? st->loc.file->name : "?",
-			    st->loc.line, st->loc.col);
+	return at_loc(em, what, st->loc);
 }
 
 /* MAXACTION accounting, as the established tool does it: the statements
