@@ -48,9 +48,13 @@ static long _stp_strncpy_nofault(char *dst, unsigned long addr, size_t n,
 	return (long)done;
 }
 
+/* A "kernel" string below the user/kernel split is the user memory of
+ * the current task, as kernel_string($filename) of a system call's
+ * argument has always been read; everything else is kernel memory.
+ */
 long _stp_kstrncpy(char *dst, unsigned long addr, size_t n)
 {
-	return _stp_strncpy_nofault(dst, addr, n, false);
+	return _stp_strncpy_nofault(dst, addr, n, addr < TASK_SIZE_MAX);
 }
 
 long _stp_ustrncpy(char *dst, unsigned long addr, size_t n)
@@ -148,4 +152,88 @@ int _stp_sym_lookup(unsigned long addr, struct task_struct *task,
 		}
 	}
 	return 0;
+}
+
+/* ---- pretty-printing of target values ($x$, $$parms) -------------- */
+
+void _stp_pp_cat(char *buf, const char *s)
+{
+	strlcat(buf, s, MAXSTRINGLEN);
+}
+
+void _stp_pp_num(char *buf, int64_t v, int how)
+{
+	char t[32];
+
+	if (how == 0)
+		snprintf(t, sizeof(t), "%lld", (long long)v);
+	else
+		snprintf(t, sizeof(t), "0x%llx", (unsigned long long)v);
+	strlcat(buf, t, MAXSTRINGLEN);
+}
+
+/* s in double quotes with C escapes, into out of room bytes. */
+static void _stp_pp_quote(char *out, size_t room, const char *s)
+{
+	static const char from[] = "\a\b\f\n\r\t\v\"\\";
+	static const char to[] = "abfnrtv\"\\";
+	size_t used = 0;
+	char esc[5];
+
+	if (room < 3)
+		return;
+	out[used++] = '"';
+	for (; *s; s++) {
+		unsigned char ch = *s;
+		const char *p = strchr(from, ch);
+		size_t n;
+
+		if (p) {
+			esc[0] = '\\';
+			esc[1] = to[p - from];
+			n = 2;
+		} else if (ch < ' ' || ch > '~') {
+			snprintf(esc, sizeof(esc), "\\%03o", ch);
+			n = 4;
+		} else {
+			esc[0] = ch;
+			n = 1;
+		}
+		if (used + n + 2 > room)
+			break;
+		memcpy(out + used, esc, n);
+		used += n;
+	}
+	out[used++] = '"';
+	out[used] = '\0';
+}
+
+/* A char array: at most n bytes at addr, quoted. */
+int _stp_pp_karr(char *buf, unsigned long addr, size_t n)
+{
+	char s[MAXSTRINGLEN];
+	size_t len = strlen(buf);
+
+	if (n >= sizeof(s))
+		n = sizeof(s) - 1;
+	if (_stp_kread(s, addr, n))
+		return -EFAULT;
+	s[n] = '\0';
+	_stp_pp_quote(buf + len, MAXSTRINGLEN - len, s);
+	return 0;
+}
+
+/* A char* member: the string quoted, or the pointer when unreadable. */
+void _stp_pp_kstr(char *buf, unsigned long addr, size_t max)
+{
+	char s[MAXSTRINGLEN];
+	size_t len = strlen(buf);
+
+	if (max > sizeof(s))
+		max = sizeof(s);
+	if (!addr || _stp_kstrncpy(s, addr, max) < 0) {
+		_stp_pp_num(buf, (int64_t)addr, 1);
+		return;
+	}
+	_stp_pp_quote(buf + len, MAXSTRINGLEN - len, s);
 }

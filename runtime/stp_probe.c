@@ -155,10 +155,11 @@ static void _stp_overload_account(struct context *c, cycles_t start)
 }
 #endif
 
-void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
-		    int want_state)
+int _stp_probe_run_ri(const struct stp_probe *p, struct pt_regs *regs,
+		      struct kretprobe_instance *ri, int want_state)
 {
 	struct context *c;
+	int rc = -1;
 #if !defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE)
 	cycles_t start = get_cycles();
 #endif
@@ -167,6 +168,7 @@ void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
 	c = _stp_probe_enter(p, want_state);
 	if (c) {
 		c->regs = regs;
+		c->ri = ri;
 		if (regs && user_mode(regs)) {
 			c->uregs = regs;
 			c->user_mode_p = true;
@@ -175,9 +177,17 @@ void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
 #if !defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE)
 		_stp_overload_account(c, start);
 #endif
+		rc = c->last_error ? -1 : 0;
 		_stp_probe_leave(c);
 	}
 	preempt_enable();
+	return rc;
+}
+
+void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
+		    int want_state)
+{
+	_stp_probe_run_ri(p, regs, NULL, want_state);
 }
 
 bool _stp_read_trylock(rwlock_t *l)

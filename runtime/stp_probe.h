@@ -85,6 +85,12 @@ void _stp_error_fmt(struct context *c, const char *where,
  */
 void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
 		    int want_state);
+/* The same for a kretprobe's handlers, with the instance that carries
+ * the values saved at entry: 0 when the handler ran without an error,
+ * -1 when it was skipped or failed.
+ */
+int _stp_probe_run_ri(const struct stp_probe *p, struct pt_regs *regs,
+		      struct kretprobe_instance *ri, int want_state);
 
 /* Global locks: trylock with bounded retries (MAXTRYLOCK x
  * TRYLOCKDELAY us); false means the probe must be skipped.

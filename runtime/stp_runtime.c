@@ -6,4 +6,5 @@
 #include "stp_probe.c"
 #include "stp_mem.c"
 #include "stp_session.c"
+#include "stp_kprobe.c"
 #include "stp_main.c"

@@ -13,5 +13,6 @@
 #include "stp_stat.h"
 #include "stp_map.h"
 #include "stp_transport.h"
+#include "stp_kprobe.h"
 
 #endif

@@ -77,6 +77,16 @@ int _stp_uread(void *dst, unsigned long addr, size_t n);
  * (without the NUL; n - 1 means the source may go on), or -EFAULT.
  */
 long _stp_kstrncpy(char *dst, unsigned long addr, size_t n);
+
+/* Pretty-printing of target values into a MAXSTRINGLEN buffer: text, a
+ * number (how: 0 decimal, 1 hex), a char* as a quoted string (the
+ * pointer when unreadable), a char array of n bytes quoted (-EFAULT
+ * when unreadable).
+ */
+void _stp_pp_cat(char *buf, const char *s);
+void _stp_pp_num(char *buf, int64_t v, int how);
+void _stp_pp_kstr(char *buf, unsigned long addr, size_t max);
+int _stp_pp_karr(char *buf, unsigned long addr, size_t n);
 long _stp_ustrncpy(char *dst, unsigned long addr, size_t n);
 
 /* Write n bytes from src to kernel or current's user memory.  Returns

@@ -101,6 +101,8 @@ enum hist_kind {
 	HIST_LOG,
 };
 
+struct tref;
+
 struct expr {
 	enum expr_kind kind;
 	struct loc loc;
@@ -130,6 +132,7 @@ struct expr {
 	int pretty;			/* 0, 1 ($x$) or 2 ($x$$) */
 	bool embedded_string;		/* EX_EMBEDDED with string marker */
 	/* pass 2 */
+	struct tref *tref;		/* EX_TARGET: how to read it (target.h) */
 	struct vardecl *var;		/* EX_SYM, and EX_INDEX/EX_IN base */
 	struct func *func;		/* EX_CALL */
 	bool is_literal_fold;		/* produced by constant folding */

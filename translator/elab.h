@@ -27,6 +27,8 @@ struct derived_probe {
 	const char *name;		/* canonical point text, e.g. "begin" */
 	int index;
 	void *priv;			/* provider data */
+	struct vec entry_exprs;		/* EX_ENTRY nodes saved at entry,
+					 * in slot order (.return probes) */
 };
 
 /* Entry point of pass 2: 0 on success, -1 after reporting errors. */

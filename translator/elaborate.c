@@ -6,6 +6,7 @@
 #include "elab.h"
 #include "clone.h"
 #include "provider.h"
+#include "target.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,7 @@ struct scope {
 	struct func *func;		/* NULL in a probe */
 	struct derived_probe *dp;	/* NULL in a function */
 	bool in_cond;
+	bool in_entry;			/* inside @entry(...) */
 };
 
 static void resolve_expr(struct scope *sc, struct expr *e);
@@ -472,7 +474,7 @@ static void resolve_stat_operand(struct scope *sc, struct expr *op)
 static void resolve_target(struct scope *sc, struct expr *e)
 {
 	const struct provider *prov;
-	struct prov_ctx ctx = { sc->el->s, false, 0 };
+	struct prov_ctx ctx = { sc->el->s, false, 0, false, sc->in_entry };
 	int i;
 
 	resolve_expr(sc, e->a);
@@ -481,8 +483,15 @@ static void resolve_target(struct scope *sc, struct expr *e)
 
 		resolve_expr(sc, tc->index);
 	}
-	if (e->tbase != TB_VAR)
+	if (e->tbase == TB_CAST) {
+		target_resolve_cast(&ctx, e);
 		return;
+	}
+	if (e->tbase == TB_ATVAR) {
+		rerror(sc->el, e->loc, "@var needs kernel debuginfo (DWARF): "
+		       "install linux-image-%s-dbg", sc->el->s->kernel_vr);
+		return;
+	}
 	if (sc->in_cond) {
 		rerror(sc->el, e->loc, "probe condition may not use target "
 		       "variables");
@@ -499,20 +508,67 @@ static void resolve_target(struct scope *sc, struct expr *e)
 		prov->resolve_target(&ctx, sc->dp, e);
 }
 
+/* @entry(x): x is resolved as at the function's entry and saved there
+ * by the provider.
+ */
+static void resolve_entry(struct scope *sc, struct expr *e)
+{
+	struct prov_ctx ctx = { sc->el->s, false, 0, false, true };
+	bool old = sc->in_entry;
+
+	if (sc->in_entry) {
+		rerror(sc->el, e->loc, "@entry cannot be nested");
+		return;
+	}
+	sc->in_entry = true;
+	resolve_expr(sc, e->a);
+	sc->in_entry = old;
+	if (!sc->dp || !sc->dp->prov->resolve_entry) {
+		rerror(sc->el, e->loc, "@entry is only available in .return "
+		       "probes of functions");
+		return;
+	}
+	sc->dp->prov->resolve_entry(&ctx, sc->dp, e);
+}
+
 /* @defined($x) where no $x can exist is the constant 0. */
 static void resolve_defined(struct scope *sc, struct expr *e)
 {
 	struct expr *t = e->a;
 
+	bool ok;
+
 	if (t && t->kind == EX_TARGET && t->tbase == TB_VAR &&
 	    (!sc->dp || !sc->dp->prov->resolve_target)) {
-		e->kind = EX_NUM;
-		e->num = 0;
-		e->a = NULL;
-		e->is_literal_fold = true;
+		ok = false;
+	} else if (t && t->kind == EX_TARGET && !sc->in_cond) {
+		/* resolved quietly on a copy: defined if that works */
+		struct expr *copy = clone_expr(sc->el->s->arena, t);
+		struct prov_ctx ctx = { sc->el->s, true, 0, false,
+					sc->in_entry };
+		int i;
+
+		for (i = 0; i < copy->comps.n; i++) {
+			struct tcomp *tc = vec_get(&copy->comps, i);
+
+			resolve_expr(sc, tc->index);
+		}
+		resolve_expr(sc, copy->a);
+		if (copy->tbase == TB_CAST)
+			target_resolve_cast(&ctx, copy);
+		else if (copy->tbase == TB_VAR)
+			sc->dp->prov->resolve_target(&ctx, sc->dp, copy);
+		else
+			ctx.errors++;
+		ok = !ctx.errors;
+	} else {
+		resolve_expr(sc, t);
 		return;
 	}
-	resolve_expr(sc, t);
+	e->kind = EX_NUM;
+	e->num = ok;
+	e->a = NULL;
+	e->is_literal_fold = true;
 }
 
 static bool cond_forbids(struct scope *sc, struct expr *e, const char *what)
@@ -544,6 +600,9 @@ static void resolve_expr(struct scope *sc, struct expr *e)
 		return;
 	case EX_DEFINED:
 		resolve_defined(sc, e);
+		return;
+	case EX_ENTRY:
+		resolve_entry(sc, e);
 		return;
 	case EX_INDEX:
 	case EX_IN:
@@ -633,7 +692,7 @@ static void resolve_stmt(struct scope *sc, struct stmt *st)
 
 static void resolve_function(struct elab *el, struct func *f)
 {
-	struct scope sc = { el, f->file, &f->locals, f, NULL, false };
+	struct scope sc = { el, f->file, &f->locals, f, NULL, false, false };
 
 	resolve_stmt(&sc, f->body);
 }
@@ -644,7 +703,7 @@ static void resolve_function(struct elab *el, struct func *f)
 static struct expr *resolve_cond(struct xp *x, struct derived_probe *dp,
 				 struct expr *cond, struct stapfile *file)
 {
-	struct scope sc = { x->el, file, &dp->locals, NULL, dp, true };
+	struct scope sc = { x->el, file, &dp->locals, NULL, dp, true, false };
 	struct expr *c = clone_expr(x->el->s->arena, cond);
 
 	resolve_expr(&sc, c);
@@ -691,7 +750,7 @@ static void derive_body(struct xp *x, struct derived_probe *dp)
 	dp->body = stmt_new(a, ST_BLOCK, x->user->loc);
 	for (k = 0; k < parts.n; k++) {
 		struct scope sc = { x->el, vec_get(&files, k), &dp->locals,
-				    NULL, dp, false };
+				    NULL, dp, false, false };
 		struct stmt *b = clone_stmt(a, vec_get(&parts, k));
 
 		if (!b)
@@ -753,13 +812,37 @@ static void unsupported(struct xp *x, struct derived_probe *dp)
 		x->pending_via = *via;
 }
 
-/* A concrete point that a provider accepts becomes a derived probe. */
+static int make_one(struct xp *x, const struct provider *prov,
+		    struct probe_point *u);
+
+/* A concrete point that a provider accepts becomes a derived probe; a
+ * pattern the provider expands becomes one per match.
+ */
 static int make_derived(struct xp *x, const struct provider *prov,
 			struct probe_point *u)
 {
 	struct session *s = x->el->s;
+	struct prov_ctx ctx = { s, x->quiet > 0, 0, x->optional, false };
+	struct vec pts = { 0 };
+	int i, n, made = 0;
+
+	if (!prov->expand || prov->unsupported)
+		return make_one(x, prov, u);
+	n = prov->expand(&ctx, u, &pts);
+	if (n <= 0 || ctx.errors)
+		return 0;
+	for (i = 0; i < pts.n; i++)
+		made += make_one(x, prov, pts.items[i]);
+	return made;
+}
+
+static int make_one(struct xp *x, const struct provider *prov,
+		    struct probe_point *u)
+{
+	struct session *s = x->el->s;
 	struct derived_probe *dp = arena_alloc(s->arena, sizeof(*dp));
-	struct prov_ctx ctx = { s, x->quiet > 0, 0 };
+	struct prov_ctx ctx = { s, x->quiet > 0, 0,
+				x->optional || u->optional, false };
 	int k;
 
 	dp->orig = x->user;

@@ -5,6 +5,7 @@
  * handler's exit.  The file reads like hand-written kernel code.
  */
 #include "emit.h"
+#include "target.h"
 #include "creflow.h"
 #include "format.h"
 #include "provider.h"
@@ -12,6 +13,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The body being generated: a probe handler or a script function. */
@@ -43,6 +45,18 @@ struct emitter {
 	int nerrors;
 	int max_nesting;
 	int actions;			/* statements run, not yet charged */
+	const struct derived_probe *dp;	/* the probe being generated */
+	int tvar;			/* target temporaries, numbered */
+	struct strbuf entry_decls;	/* .return entry handlers' data */
+	struct vec groups;		/* struct group *: emit_group families */
+	struct strbuf *gstart, *gstop;	/* a family's emit_group output */
+	struct strbuf gstarts, gfail, gstops;
+};
+
+/* The probes of a family that is emitted all at once. */
+struct group {
+	const struct provider *prov;
+	struct vec dps;
 };
 
 static void gen_expr(struct emitter *em, struct strbuf *o,
@@ -75,9 +89,9 @@ struct strbuf *emit_out(struct emitter *em, enum emit_section sec)
 {
 	switch (sec) {
 	case EMIT_START:
-		return &em->start;
+		return em->gstart ? em->gstart : &em->start;
 	case EMIT_STOP:
-		return &em->stop;
+		return em->gstop ? em->gstop : &em->stop;
 	default:
 		return &em->decls;
 	}
@@ -125,6 +139,7 @@ static const char *where(struct emitter *em, const struct expr *e)
 	case EX_CALL:
 	case EX_PRINT:
 	case EX_INDEX:
+	case EX_TARGET:
 		kind = "identifier";
 		break;
 	case EX_NUM:
@@ -904,6 +919,355 @@ static void gen_target_unsupported(struct emitter *em, struct strbuf *o,
 	sb_puts(o, "0");
 }
 
+/* ------------------------------------------------------------------ */
+/* Target expressions: fault-safe reads along the steps of a tref.    */
+
+/* Read size bytes at C address expression addr into the unsigned
+ * variable var, or fail the handler naming the address.
+ */
+static void gen_kread(struct emitter *em, struct strbuf *o, const char *var,
+		      const char *addr, unsigned int size, const char *at)
+{
+	sb_printf(o, "{ u%u __t; if (_stp_kread(&__t, %s, %u)) { "
+		  "_stp_error_fmt(c, ", size * 8, addr, size);
+	c_quote(o, at);
+	sb_printf(o, ", \"kernel read fault at 0x%%lx\", (unsigned long)(%s)); "
+		  "%s; } %s = __t; } ", addr, fail_jump(em), var);
+}
+
+static unsigned int read_size(unsigned int size)
+{
+	return size == 1 || size == 2 || size == 4 ? size : 8;
+}
+
+/* The base of r into __a (memory) or __v (value). */
+static void gen_tbase(struct emitter *em, struct strbuf *o,
+		      const struct expr *e, const struct tref *r,
+		      const char *a, const char *v)
+{
+	switch (r->base) {
+	case TRB_REG:
+		sb_printf(o, "%s = (u64)c->regs->%s; ", v, r->reg);
+		break;
+	case TRB_MEM:
+		sb_printf(o, "%s = c->regs->sp + %ld; ", a, r->sp_off);
+		break;
+	case TRB_RETURN:
+		sb_printf(o, "%s = (u64)regs_return_value(c->regs); ", v);
+		break;
+	case TRB_CAST:
+		sb_printf(o, "%s = (unsigned long)(", a);
+		gen_expr(em, o, e->a);
+		sb_puts(o, "); ");
+		break;
+	default:
+		break;
+	}
+}
+
+static void gen_tsteps(struct emitter *em, struct strbuf *o,
+		       const struct tref *r, const char *a, const char *v,
+		       const char *at)
+{
+	int i;
+
+	for (i = 0; i < r->nsteps; i++) {
+		const struct tstep *st = &r->steps[i];
+
+		switch (st->kind) {
+		case TS_LOAD:
+			gen_kread(em, o, v, a, 8, at);
+			break;
+		case TS_DEREF:
+			sb_printf(o, "%s = (unsigned long)%s; ", a, v);
+			break;
+		case TS_ADD:
+			sb_printf(o, "%s += %luUL; ", a, st->off);
+			break;
+		case TS_INDEX:
+			sb_printf(o, "%s += (unsigned long)(", a);
+			gen_expr(em, o, st->index);
+			sb_printf(o, ") * %luUL; ", st->off);
+			break;
+		case TS_SHIFT:
+			sb_printf(o, "%s >>= %lu; ", v, st->off * 8);
+			break;
+		}
+	}
+}
+
+/* Convert the raw bits in v to the script's 64-bit value of type t. */
+static void gen_tconvert(struct strbuf *o, const struct ktype *t,
+			 unsigned int bit_off, unsigned int bit_size,
+			 const char *v)
+{
+	unsigned int bits = bit_size ? bit_size : t->size * 8;
+
+	if (bit_off)
+		sb_printf(o, "%s >>= %u; ", v, bit_off);
+	if (t->kind == KT_PTR || !bits || bits >= 64)
+		return;
+	if (t->is_signed)
+		sb_printf(o, "%s = (u64)(((s64)(%s << %u)) >> %u); ", v, v,
+			  64 - bits, 64 - bits);
+	else
+		sb_printf(o, "%s &= %#llxULL; ", v,
+			  (unsigned long long)((1ULL << bits) - 1));
+}
+
+/* The scalar at the current state (memory at a, or value v) into v. */
+static void gen_tload(struct emitter *em, struct strbuf *o,
+		      const struct ktype *t, bool in_mem, unsigned int bit_off,
+		      unsigned int bit_size, const char *a, const char *v,
+		      const char *at)
+{
+	if (in_mem) {
+		unsigned int n = read_size(t->size);
+
+		if (bit_size && bit_off + bit_size > n * 8)
+			n = 8;
+		gen_kread(em, o, v, a, n, at);
+	}
+	gen_tconvert(o, t, bit_off, bit_size, v);
+}
+
+static bool is_char_ptr(const struct ktype *t)
+{
+	return t->kind == KT_PTR && t->target && t->target->kind == KT_INT &&
+	       t->target->is_char;
+}
+
+/* Append the pretty form of type t at the current state to buf; depth
+ * counts struct levels still to expand.
+ */
+static void gen_pretty(struct emitter *em, struct strbuf *o,
+		       const struct ktype *t, bool in_mem, const char *a,
+		       const char *v, const char *buf, int depth,
+		       const char *at, int *budget);
+
+static void gen_pretty_members(struct emitter *em, struct strbuf *o,
+			       const struct ktype *t, const char *a,
+			       const char *buf, int depth, const char *at,
+			       int *budget, bool *first)
+{
+	struct kmember m;
+	int i;
+
+	for (i = 0; !t->src->ops->member_at(t->src, t, i, &m); i++) {
+		int n = ++em->tvar;
+		const char *ma = arena_printf(em->s->arena, "__a%d", n);
+		const char *mv = arena_printf(em->s->arena, "__v%d", n);
+
+		if (--*budget < 0)
+			break;
+		if (!*m.name) {
+			/* anonymous members read as if they were ours */
+			sb_printf(o, "{ unsigned long %s = %s + %luUL; ", ma, a,
+				  m.offset);
+			gen_pretty_members(em, o, m.type, ma, buf, depth, at,
+					   budget, first);
+			sb_puts(o, "} ");
+			continue;
+		}
+		sb_printf(o, "_stp_pp_cat(%s, \"%s.%s=\"); ", buf,
+			  *first ? "" : ", ", m.name);
+		*first = false;
+		sb_printf(o, "{ unsigned long %s = %s + %luUL; u64 %s = 0; "
+			  "(void)%s; ", ma, a, m.offset, mv, mv);
+		if (m.bit_size) {
+			gen_tload(em, o, m.type, true, m.bit_offset, m.bit_size,
+				  ma, mv, at);
+			sb_printf(o, "_stp_pp_num(%s, (s64)%s, 0); ", buf, mv);
+		} else {
+			gen_pretty(em, o, m.type, true, ma, mv, buf, depth, at,
+				   budget);
+		}
+		sb_puts(o, "} ");
+	}
+}
+
+static void gen_pretty(struct emitter *em, struct strbuf *o,
+		       const struct ktype *t, bool in_mem, const char *a,
+		       const char *v, const char *buf, int depth,
+		       const char *at, int *budget)
+{
+	switch (t->kind) {
+	case KT_INT:
+	case KT_ENUM:
+		gen_tload(em, o, t, in_mem, 0, 0, a, v, at);
+		sb_printf(o, "_stp_pp_num(%s, (s64)%s, 0); ", buf, v);
+		return;
+	case KT_PTR:
+		gen_tload(em, o, t, in_mem, 0, 0, a, v, at);
+		if (is_char_ptr(t))
+			sb_printf(o, "_stp_pp_kstr(%s, (unsigned long)%s, "
+				  "MAXSTRINGLEN); ", buf, v);
+		else
+			sb_printf(o, "_stp_pp_num(%s, (s64)%s, 1); ", buf, v);
+		return;
+	case KT_ARRAY:
+		if (!in_mem)
+			break;
+		if (t->target && t->target->kind == KT_INT &&
+		    t->target->is_char) {
+			sb_printf(o, "if (_stp_pp_karr(%s, %s, %u)) { "
+				  "_stp_error_fmt(c, ", buf, a, t->nelem);
+			c_quote(o, at);
+			sb_printf(o, ", \"kernel read fault at 0x%%lx\", %s); "
+				  "%s; } ", a, fail_jump(em));
+			return;
+		}
+		if (depth <= 0 || !t->nelem || !t->target->size) {
+			sb_printf(o, "_stp_pp_cat(%s, \"[...]\"); ", buf);
+			return;
+		} else {
+			unsigned int i, n = t->nelem < 8 ? t->nelem : 8;
+
+			sb_printf(o, "_stp_pp_cat(%s, \"[\"); ", buf);
+			for (i = 0; i < n && --*budget >= 0; i++) {
+				int k = ++em->tvar;
+				const char *ea = arena_printf(em->s->arena,
+							      "__a%d", k);
+				const char *ev = arena_printf(em->s->arena,
+							      "__v%d", k);
+
+				if (i)
+					sb_printf(o, "_stp_pp_cat(%s, \", \"); ",
+						  buf);
+				sb_printf(o, "{ unsigned long %s = %s + %uUL; "
+					  "u64 %s = 0; (void)%s; ", ea, a,
+					  i * t->target->size, ev, ev);
+				gen_pretty(em, o, t->target, true, ea, ev, buf,
+					   depth - 1, at, budget);
+				sb_puts(o, "} ");
+			}
+			sb_printf(o, "_stp_pp_cat(%s, \"%s]\"); ", buf,
+				  n < t->nelem ? ", ..." : "");
+		}
+		return;
+	case KT_STRUCT:
+	case KT_UNION:
+		if (!in_mem || depth <= 0) {
+			sb_printf(o, "_stp_pp_cat(%s, \"{...}\"); ", buf);
+			return;
+		} else {
+			bool first = true;
+
+			sb_printf(o, "_stp_pp_cat(%s, \"{\"); ", buf);
+			gen_pretty_members(em, o, t, a, buf, depth - 1, at,
+					   budget, &first);
+			sb_printf(o, "_stp_pp_cat(%s, \"}\"); ", buf);
+		}
+		return;
+	default:
+		break;
+	}
+	sb_printf(o, "_stp_pp_cat(%s, \"?\"); ", buf);
+}
+
+/* $x$ / $x$$ of a pointer to a structure prints the structure. */
+static void gen_pretty_top(struct emitter *em, struct strbuf *o,
+			   const struct ktype *t, bool in_mem, const char *a,
+			   const char *v, const char *buf, int pretty,
+			   const char *at)
+{
+	int budget = pretty > 1 ? 400 : 200;
+	int depth = pretty > 1 ? 4 : 1;
+
+	if (t->kind == KT_PTR && t->target &&
+	    (t->target->kind == KT_STRUCT || t->target->kind == KT_UNION)) {
+		gen_tload(em, o, t, in_mem, 0, 0, a, v, at);
+		sb_printf(o, "if (!%s) _stp_pp_cat(%s, \"NULL\"); else { "
+			  "%s = (unsigned long)%s; ", v, buf, a, v);
+		gen_pretty(em, o, t->target, true, a, v, buf, depth, at,
+			   &budget);
+		sb_puts(o, "} ");
+		return;
+	}
+	gen_pretty(em, o, t, in_mem, a, v, buf, depth, at, &budget);
+}
+
+/* $$parms and friends: "name=0x1 name2=0x2", or pretty with '$'. */
+static void gen_tlist(struct emitter *em, struct strbuf *o,
+		      const struct expr *e, const char *buf, const char *at)
+{
+	const struct tref *r = e->tref;
+	int i;
+
+	for (i = 0; i < r->nlist; i++) {
+		const struct tref *t = r->list[i];
+		int n = ++em->tvar;
+		const char *a = arena_printf(em->s->arena, "__a%d", n);
+		const char *v = arena_printf(em->s->arena, "__v%d", n);
+
+		sb_printf(o, "_stp_pp_cat(%s, \"%s%s=\"); ", buf, i ? " " : "",
+			  r->list_names[i]);
+		sb_printf(o, "{ unsigned long %s = 0; u64 %s = 0; (void)%s; "
+			  "(void)%s; ", a, v, a, v);
+		gen_tbase(em, o, e, t, a, v);
+		if (e->pretty) {
+			gen_pretty_top(em, o, t->type, t->in_mem, a, v, buf,
+				       e->pretty, at);
+		} else if (ktype_is_scalar(t->type)) {
+			gen_tload(em, o, t->type, t->in_mem, 0, 0, a, v, at);
+			/* in hex at the type's own width: int -100 is
+			 * 0xffffff9c
+			 */
+			if (t->type->size && t->type->size < 8)
+				sb_printf(o, "%s &= %#llxULL; ", v,
+					  (1ULL << (t->type->size * 8)) - 1);
+			sb_printf(o, "_stp_pp_num(%s, (s64)%s, 1); ", buf, v);
+		} else {
+			sb_printf(o, "_stp_pp_cat(%s, \"{...}\"); ", buf);
+		}
+		sb_puts(o, "} ");
+	}
+}
+
+static void gen_target(struct emitter *em, struct strbuf *o,
+		       const struct expr *e)
+{
+	const struct tref *r = e->tref;
+	const char *at = where(em, e);
+	int n = ++em->tvar;
+	const char *a = arena_printf(em->s->arena, "__a%d", n);
+	const char *v = arena_printf(em->s->arena, "__v%d", n);
+
+	sb_printf(o, "({ unsigned long %s = 0; u64 %s = 0; (void)%s; "
+		  "(void)%s; ", a, v, a, v);
+	if (r->base == TRB_LIST || e->pretty) {
+		const char *buf = new_tmp(em);
+
+		sb_printf(o, "%s[0] = '\\0'; ", buf);
+		if (r->base == TRB_LIST) {
+			gen_tlist(em, o, e, buf, at);
+		} else {
+			gen_tbase(em, o, e, r, a, v);
+			gen_tsteps(em, o, r, a, v, at);
+			gen_pretty_top(em, o, r->final, r->in_mem, a, v, buf,
+				       e->pretty, at);
+		}
+		sb_printf(o, "(const char *)%s; })", buf);
+		return;
+	}
+	gen_tbase(em, o, e, r, a, v);
+	gen_tsteps(em, o, r, a, v, at);
+	if (e->addressof || (r->final->kind == KT_ARRAY && r->in_mem))
+		sb_printf(o, "%s = %s; ", v, a);
+	else
+		gen_tload(em, o, r->final, r->in_mem, r->bit_off, r->bit_size,
+			  a, v, at);
+	sb_printf(o, "(int64_t)%s; })", v);
+}
+
+/* A value saved at entry, read in the .return handler. */
+static void gen_entry_slot(struct emitter *em, struct strbuf *o,
+			   const struct expr *e)
+{
+	sb_printf(o, "(((struct stp_entry_%d *)c->ri->data)->s%d)",
+		  em->dp->index, e->tref->slot);
+}
+
 static void gen_expr(struct emitter *em, struct strbuf *o,
 		     const struct expr *e)
 {
@@ -1002,10 +1366,17 @@ static void gen_expr(struct emitter *em, struct strbuf *o,
 			sb_printf(o, "((int64_t)(%s))", e->code);
 		break;
 	case EX_TARGET:
-		gen_target_unsupported(em, o, e, "target variable access");
+		if (e->tref)
+			gen_target(em, o, e);
+		else
+			gen_target_unsupported(em, o, e,
+					       "target variable access");
 		break;
 	case EX_ENTRY:
-		gen_target_unsupported(em, o, e, "@entry");
+		if (e->tref)
+			gen_entry_slot(em, o, e);
+		else
+			gen_target_unsupported(em, o, e, "@entry");
 		break;
 	case EX_PERF:
 		gen_target_unsupported(em, o, e, "@perf");
@@ -1699,6 +2070,67 @@ static void gen_function(struct emitter *em, struct func *f)
 	sb_puts(&b->text, "}\n\n");
 }
 
+/* A .return probe's entry handler: evaluates the @entry expressions and
+ * keeps them in the kretprobe instance for the return handler.
+ */
+static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
+{
+	static struct vec no_locals;
+	const char *cn = arena_printf(em->s->arena, "stp_probe_%d_entry",
+				      dp->index);
+	struct body *b = new_body(em, cn, arena_printf(em->s->arena,
+				  "stp_probe_%d_entry_locals", dp->index),
+				  &no_locals);
+	struct strbuf *d = &em->entry_decls;
+	const struct loc *l = &dp->orig->loc;
+	int i;
+
+	sb_printf(d, "struct stp_entry_%d {\n", dp->index);
+	for (i = 0; i < dp->entry_exprs.n; i++) {
+		const struct expr *e = dp->entry_exprs.items[i];
+
+		if (e->type == TY_STRING)
+			sb_printf(d, "\tchar s%d[MAXSTRINGLEN];\n", i);
+		else
+			sb_printf(d, "\tint64_t s%d;\n", i);
+	}
+	sb_printf(d, "};\n\nstatic struct stp_probe stp_entry_probe_%d = {\n"
+		  "\t.pp = ", dp->index);
+	c_quote(d, dp->name);
+	sb_puts(d, ",\n\t.location = ");
+	c_quote(d, arena_printf(em->s->arena, "%s:%d:%d", l->file ?
+				l->file->name : "?", l->line, l->col));
+	sb_printf(d, ",\n\t.index = %d,\n\t.type = STP_PROBE_KPROBE,\n"
+		  "\t.handler = %s,\n};\n\n", dp->index, cn);
+	em->b = b;
+	em->depth = 1;
+	sb_printf(&b->text, "/* entry of probe %s */\nstatic void %s(struct "
+		  "context *c)\n{\n", dp->name, cn);
+	line(em, "struct %s *l = &c->probe_locals.p%d_entry;",
+	     b->locals_type, dp->index);
+	line(em, "struct stp_entry_%d *d = (void *)c->ri->data;", dp->index);
+	line(em, "(void)l;");
+	line(em, "if (!stp_probe_%d_lock())", dp->index);
+	line(em, "\treturn;");
+	for (i = 0; i < dp->entry_exprs.n; i++) {
+		const struct expr *e = dp->entry_exprs.items[i];
+		struct strbuf x;
+
+		sb_init(&x);
+		gen_expr(em, &x, e->a);
+		if (e->type == TY_STRING)
+			line(em, "strscpy(d->s%d, %s, MAXSTRINGLEN);", i, x.buf);
+		else
+			line(em, "d->s%d = %s;", i, x.buf);
+		sb_free(&x);
+	}
+	em->depth = 0;
+	line(em, "out: __maybe_unused;");
+	em->depth = 1;
+	line(em, "stp_probe_%d_unlock();", dp->index);
+	sb_puts(&b->text, "}\n\n");
+}
+
 static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
 {
 	const char *cn = arena_printf(em->s->arena, "stp_probe_%d",
@@ -2017,6 +2449,65 @@ static const char *probe_type_of(const struct derived_probe *dp)
 	return "STP_PROBE_BEGIN";
 }
 
+static void group_add(struct emitter *em, struct derived_probe *dp)
+{
+	struct group *g = NULL;
+	int i;
+
+	for (i = 0; i < em->groups.n; i++) {
+		g = em->groups.items[i];
+		if (g->prov == dp->prov)
+			break;
+	}
+	if (i == em->groups.n) {
+		g = arena_alloc(em->s->arena, sizeof(*g));
+		g->prov = dp->prov;
+		vec_push(em->s->arena, &em->groups, g);
+	}
+	vec_push(em->s->arena, &g->dps, dp);
+}
+
+/* Each family's start may fail: a failure undoes the families before
+ * it, in reverse, and returns its rc.
+ */
+static void gen_group_start(struct emitter *em, struct strbuf *o,
+			    struct strbuf *fail)
+{
+	struct strbuf *stops = NULL;
+	int i;
+
+	if (!em->groups.n)
+		return;
+	stops = xmalloc(sizeof(*stops) * (size_t)em->groups.n);
+	for (i = 0; i < em->groups.n; i++) {
+		struct group *g = em->groups.items[i];
+		struct strbuf start, stop;
+
+		sb_init(&start);
+		sb_init(&stop);
+		em->gstart = &start;
+		em->gstop = &stop;
+		g->prov->emit_group(em, &g->dps);
+		em->gstart = em->gstop = NULL;
+		sb_puts(o, start.buf ? start.buf : "");
+		sb_printf(o, "\tif (rc)\n\t\tgoto fail_%d;\n", i);
+		stops[i] = stop;
+		sb_free(&start);
+	}
+	/* a failure of family k undoes k-1 .. 0 */
+	for (i = em->groups.n - 1; i >= 1; i--) {
+		sb_printf(fail, "fail_%d:\n", i);
+		sb_puts(fail, stops[i - 1].buf ? stops[i - 1].buf : "");
+	}
+	sb_puts(fail, "fail_0:\n\treturn rc;\n");
+	/* and stp_probes_stop undoes them all */
+	for (i = em->groups.n - 1; i >= 0; i--) {
+		sb_puts(&em->gstops, stops[i].buf ? stops[i].buf : "");
+		sb_free(&stops[i]);
+	}
+	free(stops);
+}
+
 static void classify_probe(struct emitter *em, struct derived_probe *dp)
 {
 	const char *n = dp->prov ? dp->prov->name : "";
@@ -2029,6 +2520,8 @@ static void classify_probe(struct emitter *em, struct derived_probe *dp)
 		vec_push(em->s->arena, &em->errors, dp);
 	else if (!strcmp(n, "never"))
 		;
+	else if (dp->prov && dp->prov->emit_group)
+		group_add(em, dp);
 	else if (dp->prov && dp->prov->emit)
 		dp->prov->emit(em, dp);
 	else
@@ -2217,14 +2710,20 @@ static void gen_probe_table(struct emitter *em, struct strbuf *o)
 static void gen_start_stop(struct emitter *em, struct strbuf *o)
 {
 	sb_puts(o, "int stp_probes_start(void)\n{\n");
+	if (em->groups.n)
+		sb_puts(o, "\tint rc = 0;\n\n");
 	run_list(o, &em->begins, "STAP_SESSION_STARTING");
 	sb_puts(o, "\tif (_stp_session_get_state() != STAP_SESSION_STARTING)\n"
 		"\t\treturn 0;\n");
+	sb_puts(o, em->gstarts.buf ? em->gstarts.buf : "");
 	sb_puts(o, em->start.buf ? em->start.buf : "");
 	sb_puts(o, "\tatomic_cmpxchg(&_stp_session_state, "
 		"STAP_SESSION_STARTING,\n\t\t       STAP_SESSION_RUNNING);\n"
-		"\treturn 0;\n}\n\n");
+		"\treturn 0;\n");
+	sb_puts(o, em->gfail.buf ? em->gfail.buf : "");
+	sb_puts(o, "}\n\n");
 	sb_puts(o, "void stp_probes_stop(void)\n{\n");
+	sb_puts(o, em->gstops.buf ? em->gstops.buf : "");
 	sb_puts(o, em->stop.buf ? em->stop.buf : "");
 	sb_puts(o, "\tif (_stp_session_get_state() == STAP_SESSION_ERROR) {\n");
 	run_list(o, &em->errors, "STAP_SESSION_ERROR");
@@ -2350,6 +2849,7 @@ static void assemble(struct emitter *em, struct strbuf *out)
 	gen_prototypes(em, out);
 	sb_printf(out, "static struct stp_probe stp_probes[%d];\n\n",
 		  s->probes.n ? s->probes.n : 1);
+	sb_puts(out, em->entry_decls.buf ? em->entry_decls.buf : "");
 	sb_puts(out, em->decls.buf ? em->decls.buf : "");
 	gen_embedded_macros(out);
 	gen_function_bodies(em, out, true);
@@ -2392,6 +2892,10 @@ int emit_module(struct session *s, const char *module_name,
 	sb_init(&em.decls);
 	sb_init(&em.start);
 	sb_init(&em.stop);
+	sb_init(&em.gstarts);
+	sb_init(&em.gfail);
+	sb_init(&em.gstops);
+	sb_init(&em.entry_decls);
 	name_globals(&em);
 	em.max_nesting = compute_nesting(s);
 	number_overloads(s);
@@ -2401,10 +2905,15 @@ int emit_module(struct session *s, const char *module_name,
 		struct derived_probe *dp = s->probes.items[i];
 
 		dp->index = i;
+		em.dp = dp;
+		if (dp->entry_exprs.n)
+			gen_entry_body(&em, dp);
 		gen_probe_body(&em, dp);
 		gen_locks(&em, dp);
 		classify_probe(&em, dp);
 	}
+	em.dp = NULL;
+	gen_group_start(&em, &em.gstarts, &em.gfail);
 	sort_by_sequence(&em.begins);
 	sort_by_sequence(&em.ends);
 	sort_by_sequence(&em.errors);
@@ -2417,6 +2926,10 @@ int emit_module(struct session *s, const char *module_name,
 	sb_free(&em.decls);
 	sb_free(&em.start);
 	sb_free(&em.stop);
+	sb_free(&em.gstarts);
+	sb_free(&em.gfail);
+	sb_free(&em.gstops);
+	sb_free(&em.entry_decls);
 	for (i = 0; i < em.bodies.n; i++)
 		sb_free(&((struct body *)em.bodies.items[i])->text);
 	return em.nerrors ? -1 : 0;

@@ -11,6 +11,8 @@
 #include "kernel.h"
 #include "lexer.h"
 #include "parse.h"
+#include "target.h"
+#include "provider.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -224,7 +226,16 @@ static int list_probes(struct session *s)
 		if (j < seen.n)
 			continue;
 		vec_push(s->arena, &seen, (void *)intern(dp->name));
-		printf("%s\n", dp->name);
+		if (s->opt.list_vars && dp->prov->list_vars) {
+			struct strbuf sb;
+
+			sb_init(&sb);
+			dp->prov->list_vars(dp, &sb);
+			printf("%s%s\n", dp->name, sb.buf ? sb.buf : "");
+			sb_free(&sb);
+		} else {
+			printf("%s\n", dp->name);
+		}
 	}
 	return seen.n ? 0 : 1;
 }
@@ -570,6 +581,7 @@ int main(int argc, char **argv)
 		rc = run_passes(&s);
 out:
 	fflush(stdout);
+	target_session_free(&s);
 	arena_free(s.arena);
 	intern_reset();
 	return rc == 2 ? 0 : rc;

@@ -37,6 +37,8 @@ struct prov_ctx {
 	struct session *s;
 	bool quiet;
 	int errors;
+	bool optional;		/* the point is optional ('?' or '!') */
+	bool at_entry;		/* resolving inside @entry(...) */
 };
 
 struct provider {
@@ -48,6 +50,13 @@ struct provider {
 	const char *const *patterns;
 	/* Recognised but not implemented: every match is an error. */
 	bool unsupported;
+	/* A point with wildcards in its arguments (a function pattern):
+	 * push the concrete points it stands for onto out, in the order
+	 * they should be listed.  Returns how many, or -1 after reporting.
+	 * NULL when the family's arguments are never patterns.
+	 */
+	int (*expand)(struct prov_ctx *c, const struct probe_point *pp,
+		      struct vec *out);
 	/* Check the arguments of dp->pp and fill dp->priv; 0 or -1. */
 	int (*build)(struct prov_ctx *c, struct derived_probe *dp);
 	/* Resolve one $target expression of dp's body; NULL when the
@@ -55,6 +64,20 @@ struct provider {
 	 */
 	int (*resolve_target)(struct prov_ctx *c, struct derived_probe *dp,
 			      struct expr *e);
+	/* @entry(e->a) in dp: set it up to be saved at entry (the family
+	 * has an entry); NULL when @entry is meaningless there.
+	 */
+	int (*resolve_entry)(struct prov_ctx *c, struct derived_probe *dp,
+			     struct expr *e);
+	/* stap -L: " $name:type ..." for dp's target variables. */
+	void (*list_vars)(const struct derived_probe *dp, struct strbuf *sb);
+	/* Pass 3 for every probe of the family at once, instead of emit:
+	 * the declarations, and in EMIT_START code that may fail: it sets
+	 * rc and, when rc is not 0, has undone its own part.  Its
+	 * EMIT_STOP code runs both at the end and when a later family's
+	 * start fails.
+	 */
+	void (*emit_group)(struct emitter *em, struct vec *dps);
 	/* Pass 3: the declarations of dp's mechanism (emit_out(EMIT_DECLS))
 	 * and its registration and teardown (EMIT_START, EMIT_STOP).  NULL
 	 * for begin/end/error/never, which the emitter runs itself.
@@ -95,5 +118,6 @@ extern const struct provider end_provider;
 extern const struct provider error_provider;
 extern const struct provider never_provider;
 extern const struct provider timer_provider;
+extern const struct provider kfunc_provider;
 
 #endif

@@ -12,7 +12,7 @@
  * supported yet" rather than "no match".  Each becomes a real provider
  * in its own file under providers/ when implemented.
  */
-#define DW_ROOTS "{kernel,module(s),process,process(s),process(n)," \
+#define DW_ROOTS "{process,process(s),process(n)," \
 		 "process.library(s),process(s).library(s)}"
 
 static const char *const dwarf_patterns[] = {
@@ -21,7 +21,6 @@ static const char *const dwarf_patterns[] = {
 		".callees,.callees(n)}",
 	DW_ROOTS ".function(n){,.call,.exported,.return}",
 	DW_ROOTS ".statement({s,n}){,.nearest}",
-	"kernel.statement(n).absolute",
 	"{process,process(s),process(n)}{.mark(s),.provider(s).mark(s),"
 		".plt{,(s)}{,.return}}",
 	"process(n).statement(n).absolute{,.return}",
@@ -31,13 +30,6 @@ static const char *const dwarf_patterns[] = {
 static const char *const task_patterns[] = {
 	"{process,process(s),process(n)}{.begin,.end,.thread.begin,"
 		".thread.end,.syscall{,.return}}",
-	NULL
-};
-
-static const char *const kprobe_patterns[] = {
-	"kprobe{,.module(s)}.function(s){,.call,.return,"
-		".return.maxactive(n)}",
-	"kprobe.statement(n).absolute",
 	NULL
 };
 
@@ -77,7 +69,6 @@ static const char *const netfilter_patterns[] = {
 
 UNSUPPORTED(dwarf_provider, "dwarf", dwarf_patterns);
 UNSUPPORTED(task_provider, "task", task_patterns);
-UNSUPPORTED(kprobe_provider, "kprobe", kprobe_patterns);
 UNSUPPORTED(trace_provider, "tracepoint", trace_patterns);
 UNSUPPORTED(hwbkpt_provider, "hwbkpt", hwbkpt_patterns);
 UNSUPPORTED(perf_provider, "perf", perf_patterns);
@@ -92,7 +83,7 @@ static const struct provider *const providers[] = {
 	&timer_provider,
 	&dwarf_provider,
 	&task_provider,
-	&kprobe_provider,
+	&kfunc_provider,
 	&trace_provider,
 	&hwbkpt_provider,
 	&perf_provider,

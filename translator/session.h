@@ -81,6 +81,7 @@ struct stap_options {
 };
 
 struct stapfile;
+struct kernel_types;
 struct diag_state;
 
 struct session {
@@ -107,6 +108,7 @@ struct session {
 	struct vec probes;		/* struct derived_probe * */
 	struct vec embeds;		/* struct embedded * */
 	bool arg_used[STAP_MAX_ARGS];	/* $N/@N seen in any file */
+	struct kernel_types *ktypes;	/* target.c: loaded on first use */
 	/* diagnostics */
 	int errors;
 	int warnings;

@@ -27,8 +27,10 @@
 #include <unistd.h>
 
 struct kbtf {
+	struct ksrc src;	/* first: kbtf_src() and back */
 	struct btf *btf;
 	struct arena *arena;	/* type strings handed out to callers */
+	struct ktype **types;	/* ktype of each BTF id, made on demand */
 };
 
 static void set_err(char **err, const char *fmt, ...)
@@ -325,6 +327,8 @@ out:
 	return btf;
 }
 
+static const struct ksrc_ops kbtf_ops;
+
 static bool running_kernel(const char *kver)
 {
 	struct utsname u;
@@ -372,8 +376,15 @@ struct kbtf *kbtf_load(const char *kver, const char *cachedir, char **err)
 	if (!btf)
 		return NULL;
 	b = xmalloc(sizeof(*b));
+	b->src.ops = &kbtf_ops;
 	b->btf = btf;
 	b->arena = arena_new();
+	b->types = calloc(btf__type_cnt(btf), sizeof(*b->types));
+	if (!b->types) {
+		kbtf_free(b);
+		set_err(err, "out of memory");
+		return NULL;
+	}
 	return b;
 }
 
@@ -383,6 +394,7 @@ void kbtf_free(struct kbtf *b)
 		return;
 	btf__free(b->btf);
 	arena_free(b->arena);
+	free(b->types);
 	free(b);
 }
 
@@ -640,4 +652,344 @@ int kbtf_member(struct kbtf *b, const char *type, const char *member,
 		return -ENOENT;
 	memset(out, 0, sizeof(*out));
 	return find_member(b, t, member, 0, out) ? 0 : -ENOENT;
+}
+
+/* ---------------------------------------------------- ktype interface */
+
+static const struct ktype *ktype_of(struct kbtf *b, __u32 id);
+
+/* The complete struct/union a forward declaration stands for, if BTF
+ * has exactly that name.
+ */
+static __u32 complete_fwd(struct kbtf *b, const struct btf_type *t, __u32 id)
+{
+	const char *name = btf__name_by_offset(b->btf, t->name_off);
+	__s32 full;
+
+	if (!name || !*name)
+		return id;
+	full = btf__find_by_name_kind(b->btf, name, btf_kflag(t) ?
+				      BTF_KIND_UNION : BTF_KIND_STRUCT);
+	return full > 0 ? (__u32)full : id;
+}
+
+/* The shape of id: kind, size, sign and target, looking through
+ * typedefs and qualifiers.  The name is filled in by the caller.
+ */
+static void fill_shape(struct kbtf *b, __u32 id, struct ktype *kt)
+{
+	const struct btf_type *t;
+
+	for (;;) {
+		t = id ? btf__type_by_id(b->btf, id) : NULL;
+		if (!t) {
+			kt->kind = KT_VOID;
+			return;
+		}
+		switch (btf_kind(t)) {
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_CONST:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			id = t->type;
+			continue;
+		default:
+			break;
+		}
+		break;
+	}
+	kt->handle = id;
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT: {
+		__u32 enc = btf_int_encoding(t);
+		const char *n = btf__name_by_offset(b->btf, t->name_off);
+
+		kt->kind = KT_INT;
+		kt->size = t->size;
+		kt->is_signed = enc & BTF_INT_SIGNED;
+		kt->is_char = t->size == 1 && n && strstr(n, "char");
+		break;
+	}
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		kt->kind = KT_ENUM;
+		kt->size = t->size;
+		kt->is_signed = btf_kflag(t);
+		break;
+	case BTF_KIND_FLOAT:
+		kt->kind = KT_FLOAT;
+		kt->size = t->size;
+		break;
+	case BTF_KIND_PTR:
+		kt->kind = KT_PTR;
+		kt->size = sizeof(void *);
+		kt->target = ktype_of(b, t->type);
+		break;
+	case BTF_KIND_ARRAY: {
+		const struct btf_array *a = btf_array(t);
+		__s64 sz = btf__resolve_size(b->btf, id);
+
+		kt->kind = KT_ARRAY;
+		kt->target = ktype_of(b, a->type);
+		kt->nelem = a->nelems;
+		kt->size = sz > 0 ? (unsigned int)sz : 0;
+		break;
+	}
+	case BTF_KIND_FWD:
+		id = complete_fwd(b, t, id);
+		if (id != kt->handle) {
+			fill_shape(b, id, kt);
+			return;
+		}
+		kt->kind = btf_kflag(t) ? KT_UNION : KT_STRUCT;
+		break;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		kt->kind = btf_is_union(t) ? KT_UNION : KT_STRUCT;
+		kt->size = t->size;
+		break;
+	case BTF_KIND_FUNC_PROTO:
+		kt->kind = KT_FUNC;
+		break;
+	default:
+		kt->kind = KT_VOID;
+		break;
+	}
+}
+
+/* One ktype per BTF id, made on first use.  The entry is stored before
+ * its shape is filled, so self-referring types (a list node pointing to
+ * its own struct) end.
+ */
+static const struct ktype *ktype_of(struct kbtf *b, __u32 id)
+{
+	struct ktype *kt;
+
+	if (id >= btf__type_cnt(b->btf))
+		id = 0;
+	if (b->types[id])
+		return b->types[id];
+	kt = arena_alloc(b->arena, sizeof(*kt));
+	b->types[id] = kt;
+	kt->src = &b->src;
+	kt->name = type_name(b, id);
+	fill_shape(b, id, kt);
+	return kt;
+}
+
+static struct kbtf *kbtf_of(const struct ksrc *s)
+{
+	return (struct kbtf *)s;
+}
+
+static void proto_to_kfunc(struct kbtf *b, const struct btf_type *proto,
+			   int skip, struct kfunc *out)
+{
+	const struct btf_param *p = btf_params(proto);
+	int i, n = btf_vlen(proto);
+
+	if (n && !p[n - 1].type && !p[n - 1].name_off) {
+		out->variadic = true;
+		n--;
+	}
+	for (i = skip; i < n && out->nparams < KFUNC_MAX_PARAMS; i++) {
+		struct kparam *kp = &out->params[out->nparams++];
+
+		kp->name = btf__name_by_offset(b->btf, p[i].name_off);
+		if (!kp->name)
+			kp->name = "";
+		kp->type = ktype_of(b, p[i].type);
+	}
+	out->ret = ktype_of(b, proto->type);
+}
+
+static int src_func(const struct ksrc *s, const char *name,
+		    struct kfunc *out)
+{
+	struct kbtf *b = kbtf_of(s);
+	const struct btf_type *fn, *proto;
+	__s32 id;
+
+	id = btf__find_by_name_kind(b->btf, name, BTF_KIND_FUNC);
+	if (id <= 0)
+		return -ENOENT;
+	fn = btf__type_by_id(b->btf, (__u32)id);
+	proto = btf__type_by_id(b->btf, fn->type);
+	if (!proto || !btf_is_func_proto(proto))
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->name = btf__name_by_offset(b->btf, fn->name_off);
+	if (btf_vlen(proto) > KFUNC_MAX_PARAMS + 1)
+		return -E2BIG;
+	proto_to_kfunc(b, proto, 0, out);
+	return 0;
+}
+
+int kbtf_tracepoint(struct kbtf *b, const char *name, struct kfunc *out)
+{
+	const struct btf_type *t;
+	char tdname[256];
+	__s32 id;
+
+	if (snprintf(tdname, sizeof(tdname), "btf_trace_%s", name) >=
+	    (int)sizeof(tdname))
+		return -ENOENT;
+	id = btf__find_by_name_kind(b->btf, tdname, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return -ENOENT;
+	t = btf__type_by_id(b->btf, (__u32)id);
+	t = t ? btf__type_by_id(b->btf, t->type) : NULL;	/* the pointer */
+	t = t && btf_is_ptr(t) ? btf__type_by_id(b->btf, t->type) : NULL;
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1)
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->name = arena_strdup(b->arena, name);
+	proto_to_kfunc(b, t, 1, out);
+	return 0;
+}
+
+static int src_funcs_matching(const struct ksrc *s, const char *glob,
+			      void (*cb)(const char *name, void *arg),
+			      void *arg)
+{
+	return kbtf_funcs_matching(kbtf_of(s), glob, cb, arg);
+}
+
+/* Spellings users write for base types, and BTF's (gcc's) names. */
+static const char *const base_aliases[][2] = {
+	{ "unsigned", "unsigned int" },
+	{ "signed", "int" },
+	{ "long", "long int" },
+	{ "signed long", "long int" },
+	{ "unsigned long", "long unsigned int" },
+	{ "long long", "long long int" },
+	{ "unsigned long long", "long long unsigned int" },
+	{ "short", "short int" },
+	{ "unsigned short", "short unsigned int" },
+	{ "unsigned char", "unsigned char" },
+};
+
+static int src_type_by_name(const struct ksrc *s, const char *name,
+			    const struct ktype **out)
+{
+	struct kbtf *b = kbtf_of(s);
+	static const struct {
+		const char *kw;
+		int kind;
+	} tags[] = {
+		{ "struct ", BTF_KIND_STRUCT },
+		{ "union ", BTF_KIND_UNION },
+		{ "enum ", BTF_KIND_ENUM },
+	};
+	__s32 id = -1;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tags); i++) {
+		size_t n = strlen(tags[i].kw);
+
+		if (strncmp(name, tags[i].kw, n))
+			continue;
+		id = btf__find_by_name_kind(b->btf, name + n, tags[i].kind);
+		if (id <= 0 && tags[i].kind == BTF_KIND_ENUM)
+			id = btf__find_by_name_kind(b->btf, name + n,
+						    BTF_KIND_ENUM64);
+		if (id <= 0 && tags[i].kind != BTF_KIND_ENUM)
+			id = btf__find_by_name_kind(b->btf, name + n,
+						    BTF_KIND_FWD);
+		break;
+	}
+	if (i == ARRAY_SIZE(tags)) {
+		for (i = 0; i < ARRAY_SIZE(base_aliases); i++)
+			if (!strcmp(name, base_aliases[i][0])) {
+				name = base_aliases[i][1];
+				break;
+			}
+		id = btf__find_by_name_kind(b->btf, name, BTF_KIND_TYPEDEF);
+		if (id <= 0)
+			id = btf__find_by_name_kind(b->btf, name,
+						    BTF_KIND_INT);
+	}
+	if (id <= 0)
+		return -ENOENT;
+	*out = ktype_of(b, (__u32)id);
+	return 0;
+}
+
+static int src_member_at(const struct ksrc *s, const struct ktype *kt,
+			 int i, struct kmember *out)
+{
+	struct kbtf *b = kbtf_of(s);
+	const struct btf_type *t;
+	const struct btf_member *m;
+	__u32 bits, size;
+
+	if (kt->kind != KT_STRUCT && kt->kind != KT_UNION)
+		return -EINVAL;
+	t = btf__type_by_id(b->btf, (__u32)kt->handle);
+	if (!t || !btf_is_composite(t) || i < 0 || i >= btf_vlen(t))
+		return -ENOENT;
+	m = btf_members(t) + i;
+	bits = btf_member_bit_offset(t, (__u32)i);
+	size = btf_member_bitfield_size(t, (__u32)i);
+	out->name = btf__name_by_offset(b->btf, m->name_off);
+	if (!out->name)
+		out->name = "";
+	out->type = ktype_of(b, m->type);
+	out->offset = bits / 8;
+	out->bit_offset = size ? bits % 8 : 0;
+	out->bit_size = size;
+	if (size && !out->bit_offset && !(size % 8) &&
+	    size == out->type->size * 8)
+		out->bit_size = 0;	/* a whole byte-aligned field */
+	return 0;
+}
+
+static const char *src_enum_name(const struct ksrc *s, const struct ktype *kt,
+				 int64_t value)
+{
+	struct kbtf *b = kbtf_of(s);
+	const struct btf_type *t;
+	int i, n;
+
+	if (kt->kind != KT_ENUM)
+		return NULL;
+	t = btf__type_by_id(b->btf, (__u32)kt->handle);
+	if (!t)
+		return NULL;
+	n = btf_vlen(t);
+	for (i = 0; i < n; i++) {
+		int64_t v;
+		__u32 name_off;
+
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = btf_enum(t) + i;
+
+			v = btf_kflag(t) ? (int64_t)(__s32)e->val :
+					   (int64_t)(__u32)e->val;
+			name_off = e->name_off;
+		} else {
+			const struct btf_enum64 *e = btf_enum64(t) + i;
+
+			v = (int64_t)btf_enum64_value(e);
+			name_off = e->name_off;
+		}
+		if (v == value)
+			return btf__name_by_offset(b->btf, name_off);
+	}
+	return NULL;
+}
+
+static const struct ksrc_ops kbtf_ops = {
+	.name = "BTF",
+	.func = src_func,
+	.funcs_matching = src_funcs_matching,
+	.type_by_name = src_type_by_name,
+	.member_at = src_member_at,
+	.enum_name = src_enum_name,
+};
+
+const struct ksrc *kbtf_src(struct kbtf *b)
+{
+	return &b->src;
 }

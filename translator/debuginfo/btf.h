@@ -11,6 +11,8 @@
 
 #include <stdbool.h>
 
+#include "debuginfo/ktype.h"
+
 struct kbtf;	/* opaque: the parsed BTF and an arena for type strings */
 
 /* Enough for any kernel function: the x86-64 ABI passes at most six in
@@ -65,5 +67,14 @@ int kbtf_funcs_matching(struct kbtf *b, const char *glob,
  */
 int kbtf_member(struct kbtf *b, const char *type, const char *member,
 		struct kbtf_member *out);
+
+/* The BTF as a type source (ktype.h): valid until kbtf_free(). */
+const struct ksrc *kbtf_src(struct kbtf *b);
+
+/* The argument types of tracepoint name, from its btf_trace_NAME
+ * typedef (the leading void *data left out); names are "" (BTF does
+ * not record them).  0 or -ENOENT.
+ */
+int kbtf_tracepoint(struct kbtf *b, const char *name, struct kfunc *out);
 
 #endif

@@ -1,0 +1,120 @@
+/* stp_kprobe.c - registration of the module's kprobes and kretprobes,
+ * and the handlers that run their probes.
+ */
+
+static int _stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct stp_kprobe *k = container_of(kp, struct stp_kprobe, krp.kp);
+
+	_stp_probe_run(k->probe, regs, STAP_SESSION_RUNNING);
+	return 0;
+}
+
+static struct stp_kprobe *_stp_kprobe_of(struct kretprobe_instance *ri)
+{
+	return container_of(get_kretprobe(ri), struct stp_kprobe, krp);
+}
+
+/* Non-zero keeps the return handler from running for this call: the
+ * values it would read were not saved.
+ */
+static int _stp_kretprobe_entry(struct kretprobe_instance *ri,
+				struct pt_regs *regs)
+{
+	struct stp_kprobe *k = _stp_kprobe_of(ri);
+
+	return _stp_probe_run_ri(k->entry, regs, ri, STAP_SESSION_RUNNING) ?
+	       1 : 0;
+}
+
+static int _stp_kretprobe_ret(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	struct stp_kprobe *k = _stp_kprobe_of(ri);
+
+	_stp_probe_run_ri(k->probe, regs, ri, STAP_SESSION_RUNNING);
+	return 0;
+}
+
+static const char *_stp_kprobe_why(int rc)
+{
+	switch (rc) {
+	case -ENOENT:
+		return "no such symbol in the running kernel";
+	case -EINVAL:
+		return "the kernel does not allow probing it (kprobe "
+		       "blacklist, notrace or not a function entry)";
+	case -EILSEQ:
+		return "not on an instruction boundary";
+	case -EBUSY:
+		return "already in use by another probe mechanism";
+	default:
+		return "registration failed";
+	}
+}
+
+static int _stp_kprobe_register_one(struct stp_kprobe *k)
+{
+	k->krp.kp.symbol_name = k->symbol;
+	if (!k->ret) {
+		k->krp.kp.pre_handler = _stp_kprobe_pre;
+		return register_kprobe(&k->krp.kp);
+	}
+	k->krp.handler = _stp_kretprobe_ret;
+	if (k->entry) {
+		k->krp.entry_handler = _stp_kretprobe_entry;
+		k->krp.data_size = k->data_size;
+	}
+	if (k->maxactive)
+		k->krp.maxactive = k->maxactive;
+	return register_kretprobe(&k->krp);
+}
+
+static void _stp_kprobe_unregister_one(struct stp_kprobe *k)
+{
+	if (!k->registered)
+		return;
+	if (k->ret)
+		unregister_kretprobe(&k->krp);
+	else
+		unregister_kprobe(&k->krp.kp);
+	k->registered = false;
+}
+
+int _stp_kprobes_register(struct stp_kprobe *k, int n)
+{
+	int i, rc, ok = 0, first_rc = 0;
+
+	for (i = 0; i < n; i++) {
+		rc = _stp_kprobe_register_one(&k[i]);
+		if (!rc) {
+			k[i].registered = true;
+			ok++;
+			continue;
+		}
+		if (!first_rc)
+			first_rc = rc;
+		if (!k[i].must)
+			continue;
+		_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: cannot probe %s: "
+				"%s (%d)\n", k[i].probe->pp,
+				_stp_kprobe_why(rc), rc);
+		_stp_kprobes_unregister(k, i);
+		return rc;
+	}
+	if (n && !ok) {
+		_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: none of the %d "
+				"function probes could be registered: %s (%d)\n",
+				n, _stp_kprobe_why(first_rc), first_rc);
+		return first_rc;
+	}
+	return 0;
+}
+
+void _stp_kprobes_unregister(struct stp_kprobe *k, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		_stp_kprobe_unregister_one(&k[i]);
+}

@@ -1,0 +1,29 @@
+/* stp_kprobe.h - kernel function probes: kprobes and kretprobes that
+ * the generated module describes in a table, registered by symbol name.
+ */
+#ifndef STP_KPROBE_H
+#define STP_KPROBE_H
+
+#include <linux/kprobes.h>
+
+struct stp_kprobe {
+	struct kretprobe krp;		/* krp.kp alone for entry probes */
+	const struct stp_probe *probe;
+	const struct stp_probe *entry;	/* .return: saves @entry values */
+	const char *symbol;		/* "vfs_read", "ext4:ext4_foo" */
+	size_t data_size;		/* .return: size of the saved values */
+	int maxactive;			/* .return: 0 = the kernel's default */
+	bool ret;			/* a kretprobe */
+	bool must;			/* failing to register is an error */
+	bool registered;
+};
+
+/* Register every probe of the table.  A probe that must be there and
+ * cannot be is an error: everything registered so far is undone and
+ * the errno returned.  Others are skipped; if none registers at all,
+ * that is an error too.
+ */
+int _stp_kprobes_register(struct stp_kprobe *k, int n);
+void _stp_kprobes_unregister(struct stp_kprobe *k, int n);
+
+#endif

@@ -1,0 +1,341 @@
+/* target.c - pass 2 of $target expressions: the kernel's type source,
+ * where a parameter lives by the calling convention, and the checking
+ * of member chains, indexes, '&' and pretty-printing against the types.
+ */
+#include "target.h"
+#include "debuginfo/btf.h"
+#include "diag.h"
+#include "kbuild.h"
+#include "session.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct kernel_types {
+	struct kbtf *btf;
+	const struct ksrc *src;
+	bool failed;
+};
+
+const struct ksrc *target_kernel_types(struct prov_ctx *c, struct loc loc)
+{
+	struct session *s = c->s;
+	struct kernel_types *kt = s->ktypes;
+	char *err = NULL;
+
+	if (!kt) {
+		kt = xmalloc(sizeof(*kt));
+		memset(kt, 0, sizeof(*kt));
+		s->ktypes = kt;
+		kt->btf = kbtf_load(s->kernel_vr, kbuild_cache_dir(s), &err);
+		if (kt->btf) {
+			kt->src = kbtf_src(kt->btf);
+		} else {
+			kt->failed = true;
+			prov_error(c, loc, "no type information for kernel %s: "
+				   "%s", s->kernel_vr, err ? err : "?");
+			free(err);
+			return NULL;
+		}
+	}
+	if (kt->failed)
+		c->errors++;
+	return kt->src;
+}
+
+const char *target_source_name(struct session *s)
+{
+	return s->ktypes && s->ktypes->src ? s->ktypes->src->ops->name : NULL;
+}
+
+void target_session_free(struct session *s)
+{
+	if (!s->ktypes)
+		return;
+	kbtf_free(s->ktypes->btf);
+	free(s->ktypes);
+	s->ktypes = NULL;
+}
+
+void target_list_params(struct strbuf *sb, const struct kfunc *f)
+{
+	int i;
+
+	for (i = 0; i < f->nparams; i++)
+		if (*f->params[i].name)
+			sb_printf(sb, " $%s:%s", f->params[i].name,
+				  ktype_name(f->params[i].type));
+}
+
+/* ------------------------------------------------- calling convention */
+
+static const char *const arg_regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
+
+/* Integer-class arguments take one register per eight bytes while any
+ * are left; an argument that does not fit, or is larger than 16 bytes,
+ * goes on the stack, where the return address is at sp.
+ */
+struct tref *target_param(struct prov_ctx *c, const struct kfunc *f, int i,
+			  struct loc loc)
+{
+	struct tref *r = arena_alloc(c->s->arena, sizeof(*r));
+	unsigned int reg = 0;
+	long stack = 8;
+	int k;
+
+	for (k = 0; k <= i; k++) {
+		const struct ktype *t = f->params[k].type;
+		unsigned int words = (t->size + 7) / 8;
+
+		if (t->kind == KT_FLOAT) {
+			prov_error(c, loc, "parameter '%s' is floating point, "
+				   "which kernel probes cannot read",
+				   f->params[k].name);
+			return NULL;
+		}
+		if (!words)
+			words = 1;
+		if (words <= 2 && reg + words <= ARRAY_SIZE(arg_regs)) {
+			if (k == i) {
+				if (words > 1) {
+					prov_error(c, loc, "parameter '%s' "
+						   "(%s) is passed in two "
+						   "registers, which is not "
+						   "supported",
+						   f->params[k].name,
+						   ktype_name(t));
+					return NULL;
+				}
+				r->base = TRB_REG;
+				r->reg = arg_regs[reg];
+			}
+			reg += words;
+		} else {
+			if (k == i) {
+				r->base = TRB_MEM;
+				r->sp_off = stack;
+			}
+			stack += 8 * (long)words;
+		}
+	}
+	r->type = f->params[i].type;
+	return r;
+}
+
+/* ------------------------------------------------------------ binding */
+
+static void member_alternatives(struct strbuf *sb, const struct ktype *t)
+{
+	struct kmember m;
+	int i, shown = 0;
+
+	for (i = 0; !t->src->ops->member_at(t->src, t, i, &m); i++) {
+		if (!*m.name)
+			continue;
+		if (shown == 8) {
+			sb_puts(sb, " ...");
+			break;
+		}
+		sb_printf(sb, " %s", m.name);
+		shown++;
+	}
+}
+
+struct binder {
+	struct prov_ctx *c;
+	struct arena *a;
+	struct tref *r;
+	const struct ktype *cur;
+	bool in_mem;
+	struct vec steps;
+};
+
+static void add_step(struct binder *b, enum tstep_kind kind,
+		     unsigned long off, struct expr *index)
+{
+	struct tstep *st = arena_alloc(b->a, sizeof(*st));
+
+	st->kind = kind;
+	st->off = off;
+	st->index = index;
+	vec_push(b->a, &b->steps, st);
+}
+
+/* From a pointer (value or stored in memory) to what it points to. */
+static void deref(struct binder *b)
+{
+	if (b->in_mem)
+		add_step(b, TS_LOAD, 0, NULL);
+	add_step(b, TS_DEREF, 0, NULL);
+	b->in_mem = true;
+	b->cur = b->cur->target;
+}
+
+static int bind_field(struct binder *b, const struct tcomp *tc)
+{
+	struct kmember m;
+
+	if (b->cur->kind == KT_PTR && b->cur->target &&
+	    (b->cur->target->kind == KT_STRUCT ||
+	     b->cur->target->kind == KT_UNION))
+		deref(b);
+	if (b->cur->kind != KT_STRUCT && b->cur->kind != KT_UNION) {
+		prov_error(b->c, tc->loc, "cannot use '->%s' on type '%s'",
+			   tc->name, ktype_name(b->cur));
+		return -1;
+	}
+	if (ktype_member(b->cur, tc->name, &m)) {
+		struct strbuf sb;
+
+		sb_init(&sb);
+		member_alternatives(&sb, b->cur);
+		prov_error(b->c, tc->loc, "'%s' has no member '%s' "
+			   "(alternatives:%s)", ktype_name(b->cur), tc->name,
+			   sb.buf ? sb.buf : " none");
+		sb_free(&sb);
+		return -1;
+	}
+	if (b->in_mem) {
+		add_step(b, TS_ADD, m.offset, NULL);
+	} else if (m.offset + m.type->size <= 8) {
+		add_step(b, TS_SHIFT, m.offset, NULL);
+	} else {
+		prov_error(b->c, tc->loc, "member '%s' of a structure "
+			   "passed in registers cannot be read", tc->name);
+		return -1;
+	}
+	b->cur = m.type;
+	b->r->bit_off = m.bit_offset;
+	b->r->bit_size = m.bit_size;
+	return 0;
+}
+
+static int bind_index(struct binder *b, const struct tcomp *tc)
+{
+	if (b->cur->kind == KT_PTR) {
+		deref(b);
+		b->in_mem = true;
+		/* deref moved cur to the element type */
+	} else if (b->cur->kind == KT_ARRAY && b->in_mem) {
+		b->cur = b->cur->target;
+	} else {
+		prov_error(b->c, tc->loc, "cannot index type '%s'",
+			   ktype_name(b->cur));
+		return -1;
+	}
+	if (!b->cur || b->cur->kind == KT_VOID || !b->cur->size) {
+		prov_error(b->c, tc->loc, "cannot index a pointer to '%s'",
+			   ktype_name(b->cur));
+		return -1;
+	}
+	add_step(b, TS_INDEX, b->cur->size, tc->index);
+	return 0;
+}
+
+static int check_final(struct binder *b, struct expr *e)
+{
+	const struct ktype *t = b->cur;
+
+	if (e->addressof) {
+		if (!b->in_mem) {
+			prov_error(b->c, e->loc, "cannot take the address of "
+				   "a value held in a register");
+			return -1;
+		}
+		return 0;
+	}
+	if (e->pretty)
+		return 0;
+	switch (t->kind) {
+	case KT_INT:
+	case KT_ENUM:
+	case KT_PTR:
+		return 0;
+	case KT_ARRAY:
+		if (b->in_mem)
+			return 0;	/* its address, as C decays it */
+		break;
+	case KT_STRUCT:
+	case KT_UNION:
+		prov_error(b->c, e->loc, "'%s' is a structure: access a member "
+			   "with '->' or print it with a '$' suffix",
+			   ktype_name(t));
+		return -1;
+	default:
+		break;
+	}
+	prov_error(b->c, e->loc, "values of type '%s' cannot be read",
+		   ktype_name(t));
+	return -1;
+}
+
+int target_bind(struct prov_ctx *c, struct expr *e, struct tref *r)
+{
+	struct binder b = { c, c->s->arena, r, r->type, false, { 0 } };
+	int i;
+
+	b.in_mem = r->base == TRB_MEM || r->base == TRB_CAST;
+	for (i = 0; i < e->comps.n; i++) {
+		const struct tcomp *tc = vec_get(&e->comps, i);
+		int rc;
+
+		r->bit_off = r->bit_size = 0;
+		rc = tc->kind == TC_FIELD ? bind_field(&b, tc) :
+					    bind_index(&b, tc);
+		if (rc)
+			return -1;
+	}
+	if (check_final(&b, e))
+		return -1;
+	r->final = b.cur;
+	r->in_mem = b.in_mem;
+	r->nsteps = b.steps.n;
+	r->steps = arena_alloc(b.a, sizeof(*r->steps) *
+			       (size_t)(b.steps.n ? b.steps.n : 1));
+	for (i = 0; i < b.steps.n; i++)
+		r->steps[i] = *(struct tstep *)b.steps.items[i];
+	e->tref = r;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- @cast */
+
+static bool kernel_module_name(const char *m)
+{
+	return !m || !strncmp(m, "kernel", 6);
+}
+
+int target_resolve_cast(struct prov_ctx *c, struct expr *e)
+{
+	const struct ksrc *src;
+	const struct ktype *t;
+	struct tref *r;
+	const char *name = e->cast_type;
+	size_t n = strlen(name);
+
+	if (!kernel_module_name(e->module)) {
+		prov_error(c, e->loc, "@cast in module '%s': only kernel "
+			   "types are supported", e->module);
+		return -1;
+	}
+	while (n && name[n - 1] == ' ')
+		n--;
+	if (n && name[n - 1] == '*') {
+		prov_error(c, e->loc, "@cast to a pointer type '%s': cast to "
+			   "the type it points to", name);
+		return -1;
+	}
+	src = target_kernel_types(c, e->loc);
+	if (!src)
+		return -1;
+	if (src->ops->type_by_name(src, name, &t)) {
+		prov_error(c, e->loc, "type '%s' not found in the kernel's %s",
+			   name, src->ops->name);
+		return -1;
+	}
+	r = arena_alloc(c->s->arena, sizeof(*r));
+	r->base = TRB_CAST;
+	r->type = t;
+	return target_bind(c, e, r);
+}

@@ -1,0 +1,88 @@
+/* target.h - $target expressions: where the value starts (a register,
+ * the stack, the return value, an address given to @cast) and the
+ * member and index steps after it, checked against the type source in
+ * pass 2 and turned into fault-safe reads in pass 3 (emit-target.c).
+ */
+#ifndef TAPIR_TARGET_H
+#define TAPIR_TARGET_H
+
+#include "debuginfo/ktype.h"
+#include "provider.h"
+
+enum tref_base {
+	TRB_REG,	/* the value is in pt_regs field reg */
+	TRB_MEM,	/* the value is in memory at regs->sp + sp_off */
+	TRB_RETURN,	/* $return: regs->ax */
+	TRB_CAST,	/* @cast(e->a, ...): the object at that address */
+	TRB_LIST,	/* $$parms / $$vars / $$locals / $$return */
+	TRB_ENTRY,	/* a value saved at function entry (.return) */
+};
+
+/* The steps from the base to the value: the state is either a value
+ * (in a register, or already loaded) or an address of memory.
+ */
+enum tstep_kind {
+	TS_LOAD,	/* address -> the pointer stored there */
+	TS_DEREF,	/* pointer value -> address it points to */
+	TS_ADD,		/* address += off */
+	TS_INDEX,	/* address += index * size */
+	TS_SHIFT,	/* value >>= off * 8 (a small struct in a register) */
+};
+
+struct tstep {
+	enum tstep_kind kind;
+	unsigned long off;		/* TS_ADD, TS_SHIFT; TS_INDEX: size */
+	struct expr *index;		/* TS_INDEX */
+};
+
+struct tref {
+	enum tref_base base;
+	const char *reg;		/* TRB_REG: "di" ... */
+	long sp_off;			/* TRB_MEM */
+	const struct ktype *type;	/* of the base */
+	const struct ktype *final;	/* after the member/index steps */
+	int nsteps;
+	struct tstep *steps;
+	bool in_mem;			/* final state is an address */
+	unsigned int bit_off, bit_size;	/* final member is a bitfield */
+	/* TRB_LIST: one entry per name, each a complete tref */
+	int nlist;
+	const char **list_names;
+	struct tref **list;
+	/* TRB_ENTRY: slot in the entry data, the saved expression */
+	int slot;
+	struct expr *saved;
+};
+
+/* Where parameter i of f is at function entry by the x86-64 calling
+ * convention: a register or a stack slot.  NULL (after reporting) for
+ * what the convention does not let us find.
+ */
+struct tref *target_param(struct prov_ctx *c, const struct kfunc *f, int i,
+			  struct loc loc);
+
+/* Check e's member and index steps, the address-of and pretty-printing
+ * against r->type; fill r->final and attach r to e.  0 or -1 (reported).
+ */
+int target_bind(struct prov_ctx *c, struct expr *e, struct tref *r);
+
+/* Resolve @cast(addr, "type"[, "module"]) anywhere: the type source of
+ * the session's kernel.  0 or -1 (reported).
+ */
+int target_resolve_cast(struct prov_ctx *c, struct expr *e);
+
+/* The kernel's type source for the session, loaded once; NULL after
+ * reporting why at loc.
+ */
+const struct ksrc *target_kernel_types(struct prov_ctx *c, struct loc loc);
+
+/* The name of the type source in use ("BTF", "DWARF"), or NULL. */
+const char *target_source_name(struct session *s);
+
+/* Release what target_kernel_types() loaded. */
+void target_session_free(struct session *s);
+
+/* " $name:type" for each of f's parameters, as stap -L prints them. */
+void target_list_params(struct strbuf *sb, const struct kfunc *f);
+
+#endif
