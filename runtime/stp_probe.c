@@ -73,6 +73,7 @@ struct context *_stp_probe_enter(const struct stp_probe *p, int want_state)
 	c->uregs = NULL;
 	c->user_mode_p = false;
 	c->ri = NULL;
+	c->targs = NULL;
 	c->last_error = NULL;
 	c->last_stmt = NULL;
 	c->nesting = 0;
@@ -182,6 +183,26 @@ int _stp_probe_run_ri(const struct stp_probe *p, struct pt_regs *regs,
 	}
 	preempt_enable();
 	return rc;
+}
+
+void _stp_probe_run_tp(const struct stp_probe *p, const u64 *args)
+{
+	struct context *c;
+#if !defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE)
+	cycles_t start = get_cycles();
+#endif
+
+	preempt_disable();
+	c = _stp_probe_enter(p, STAP_SESSION_RUNNING);
+	if (c) {
+		c->targs = args;
+		p->handler(c);
+#if !defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE)
+		_stp_overload_account(c, start);
+#endif
+		_stp_probe_leave(c);
+	}
+	preempt_enable();
 }
 
 void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,

@@ -37,6 +37,7 @@ struct context {
 	struct pt_regs *uregs;		/* user registers, may be NULL */
 	bool user_mode_p;
 	struct kretprobe_instance *ri;
+	const u64 *targs;		/* tracepoint arguments */
 	/* error state of the running handler */
 	const char *last_error;		/* NULL = no error */
 	const char *last_stmt;		/* "identifier 'x' at f:l:c" */
@@ -91,6 +92,8 @@ void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
  */
 int _stp_probe_run_ri(const struct stp_probe *p, struct pt_regs *regs,
 		      struct kretprobe_instance *ri, int want_state);
+/* For a tracepoint: its arguments, widened to 64 bits. */
+void _stp_probe_run_tp(const struct stp_probe *p, const u64 *args);
 
 /* Global locks: trylock with bounded retries (MAXTRYLOCK x
  * TRYLOCKDELAY us); false means the probe must be skipped.

@@ -7,4 +7,5 @@
 #include "stp_mem.c"
 #include "stp_session.c"
 #include "stp_kprobe.c"
+#include "stp_tracepoint.c"
 #include "stp_main.c"

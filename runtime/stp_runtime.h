@@ -14,5 +14,6 @@
 #include "stp_map.h"
 #include "stp_transport.h"
 #include "stp_kprobe.h"
+#include "stp_tracepoint.h"
 
 #endif

@@ -95,6 +95,7 @@ struct scope {
 };
 
 static void resolve_expr(struct scope *sc, struct expr *e);
+static int folded_cond(const struct expr *e);
 static void resolve_stmt(struct scope *sc, struct stmt *st);
 static int resolve_point(struct xp *x, struct probe_point *p);
 
@@ -601,6 +602,18 @@ static void resolve_expr(struct scope *sc, struct expr *e)
 	case EX_DEFINED:
 		resolve_defined(sc, e);
 		return;
+	case EX_TERNARY:
+		resolve_expr(sc, e->a);
+		if (folded_cond(e->a) >= 0) {
+			struct expr *live = folded_cond(e->a) ? e->b : e->c;
+
+			resolve_expr(sc, live);
+			*e = *live;
+			return;
+		}
+		resolve_expr(sc, e->b);
+		resolve_expr(sc, e->c);
+		return;
 	case EX_ENTRY:
 		resolve_entry(sc, e);
 		return;
@@ -653,6 +666,28 @@ static void resolve_foreach(struct scope *sc, struct stmt *st)
 	resolve_stmt(sc, st->body);
 }
 
+/* 1 or 0 for a condition that @defined() folded to a constant (maybe
+ * negated), -1 otherwise.
+ */
+static int folded_cond(const struct expr *e)
+{
+	if (e && e->kind == EX_NUM && e->is_literal_fold)
+		return e->num != 0;
+	if (e && e->kind == EX_UNARY && e->op && !strcmp(e->op, "!") &&
+	    e->a && e->a->kind == EX_NUM && e->a->is_literal_fold)
+		return e->a->num == 0;
+	return -1;
+}
+
+static struct stmt *empty_block(struct scope *sc, struct stmt *at)
+{
+	struct stmt *b = arena_alloc(sc->el->s->arena, sizeof(*b));
+
+	b->kind = ST_BLOCK;
+	b->loc = at ? at->loc : (struct loc){ 0 };
+	return b;
+}
+
 static void resolve_stmt(struct scope *sc, struct stmt *st)
 {
 	int i;
@@ -678,6 +713,22 @@ static void resolve_stmt(struct scope *sc, struct stmt *st)
 	case ST_NEXT:
 		if (sc->func)
 			sc->func->has_next = true;
+		return;
+	case ST_IF:
+		resolve_expr(sc, st->expr);
+		/* the branch @defined() rules out is never resolved */
+		switch (folded_cond(st->expr)) {
+		case 1:
+			st->els = NULL;
+			break;
+		case 0:
+			st->body = empty_block(sc, st->body);
+			break;
+		default:
+			break;
+		}
+		resolve_stmt(sc, st->body);
+		resolve_stmt(sc, st->els);
 		return;
 	default:
 		resolve_expr(sc, st->init);

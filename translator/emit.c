@@ -960,6 +960,9 @@ static void gen_tbase(struct emitter *em, struct strbuf *o,
 		gen_expr(em, o, e->a);
 		sb_puts(o, "); ");
 		break;
+	case TRB_TARG:
+		sb_printf(o, "%s = c->targs[%d]; ", v, r->argno);
+		break;
 	default:
 		break;
 	}
@@ -1233,6 +1236,12 @@ static void gen_target(struct emitter *em, struct strbuf *o,
 	const char *a = arena_printf(em->s->arena, "__a%d", n);
 	const char *v = arena_printf(em->s->arena, "__v%d", n);
 
+	if (r->base == TRB_STRING) {
+		sb_puts(o, "((const char *)");
+		c_quote(o, r->reg);
+		sb_puts(o, ")");
+		return;
+	}
 	sb_printf(o, "({ unsigned long %s = 0; u64 %s = 0; (void)%s; "
 		  "(void)%s; ", a, v, a, v);
 	if (r->base == TRB_LIST || e->pretty) {

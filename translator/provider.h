@@ -119,5 +119,6 @@ extern const struct provider error_provider;
 extern const struct provider never_provider;
 extern const struct provider timer_provider;
 extern const struct provider kfunc_provider;
+extern const struct provider tracepoint_provider;
 
 #endif

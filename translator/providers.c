@@ -33,11 +33,6 @@ static const char *const task_patterns[] = {
 	NULL
 };
 
-static const char *const trace_patterns[] = {
-	"kernel.trace(s)",
-	NULL
-};
-
 static const char *const hwbkpt_patterns[] = {
 	"kernel.data({n,s}){.write,.rw}",
 	"kernel.data(n).length(n){.write,.rw}",
@@ -69,7 +64,6 @@ static const char *const netfilter_patterns[] = {
 
 UNSUPPORTED(dwarf_provider, "dwarf", dwarf_patterns);
 UNSUPPORTED(task_provider, "task", task_patterns);
-UNSUPPORTED(trace_provider, "tracepoint", trace_patterns);
 UNSUPPORTED(hwbkpt_provider, "hwbkpt", hwbkpt_patterns);
 UNSUPPORTED(perf_provider, "perf", perf_patterns);
 UNSUPPORTED(procfs_provider, "procfs", procfs_patterns);
@@ -84,7 +78,7 @@ static const struct provider *const providers[] = {
 	&dwarf_provider,
 	&task_provider,
 	&kfunc_provider,
-	&trace_provider,
+	&tracepoint_provider,
 	&hwbkpt_provider,
 	&perf_provider,
 	&procfs_provider,

@@ -4,6 +4,7 @@
  */
 #include "target.h"
 #include "debuginfo/btf.h"
+#include "debuginfo/tracepoints.h"
 #include "diag.h"
 #include "kbuild.h"
 #include "session.h"
@@ -16,6 +17,8 @@ struct kernel_types {
 	struct kbtf *btf;
 	const struct ksrc *src;
 	bool failed;
+	struct ktp_catalog *tp;
+	bool tp_failed;
 };
 
 const struct ksrc *target_kernel_types(struct prov_ctx *c, struct loc loc)
@@ -49,10 +52,38 @@ const char *target_source_name(struct session *s)
 	return s->ktypes && s->ktypes->src ? s->ktypes->src->ops->name : NULL;
 }
 
+struct kbtf *target_kernel_btf(struct prov_ctx *c, struct loc loc)
+{
+	return target_kernel_types(c, loc) ? c->s->ktypes->btf : NULL;
+}
+
+struct ktp_catalog *target_tracepoints(struct prov_ctx *c, struct loc loc)
+{
+	struct kernel_types *kt;
+	char *err = NULL;
+
+	if (!target_kernel_types(c, loc))
+		return NULL;
+	kt = c->s->ktypes;
+	if (!kt->tp && !kt->tp_failed) {
+		kt->tp = ktp_load(c->s->kernel_vr, &err);
+		if (!kt->tp) {
+			kt->tp_failed = true;
+			prov_error(c, loc, "no tracepoint list for kernel %s: %s",
+				   c->s->kernel_vr, err ? err : "?");
+			free(err);
+		}
+	} else if (!kt->tp) {
+		c->errors++;
+	}
+	return kt->tp;
+}
+
 void target_session_free(struct session *s)
 {
 	if (!s->ktypes)
 		return;
+	ktp_free(s->ktypes->tp);
 	kbtf_free(s->ktypes->btf);
 	free(s->ktypes);
 	s->ktypes = NULL;

@@ -16,6 +16,8 @@ enum tref_base {
 	TRB_CAST,	/* @cast(e->a, ...): the object at that address */
 	TRB_LIST,	/* $$parms / $$vars / $$locals / $$return */
 	TRB_ENTRY,	/* a value saved at function entry (.return) */
+	TRB_TARG,	/* tracepoint argument argno: c->targs[argno] */
+	TRB_STRING,	/* a constant string: $$name, $$system */
 };
 
 /* The steps from the base to the value: the state is either a value
@@ -37,7 +39,8 @@ struct tstep {
 
 struct tref {
 	enum tref_base base;
-	const char *reg;		/* TRB_REG: "di" ... */
+	const char *reg;		/* TRB_REG: "di" ...; TRB_STRING */
+	int argno;			/* TRB_TARG */
 	long sp_off;			/* TRB_MEM */
 	const struct ktype *type;	/* of the base */
 	const struct ktype *final;	/* after the member/index steps */
@@ -78,6 +81,12 @@ const struct ksrc *target_kernel_types(struct prov_ctx *c, struct loc loc);
 
 /* The name of the type source in use ("BTF", "DWARF"), or NULL. */
 const char *target_source_name(struct session *s);
+
+/* The kernel's BTF itself (for tracepoint types), or NULL. */
+struct kbtf *target_kernel_btf(struct prov_ctx *c, struct loc loc);
+
+/* The tracepoint catalog of the session's kernel, loaded once. */
+struct ktp_catalog *target_tracepoints(struct prov_ctx *c, struct loc loc);
 
 /* Release what target_kernel_types() loaded. */
 void target_session_free(struct session *s);
