@@ -525,8 +525,8 @@ static void resolve_entry(struct scope *sc, struct expr *e)
 	resolve_expr(sc, e->a);
 	sc->in_entry = old;
 	if (!sc->dp || !sc->dp->prov->resolve_entry) {
-		rerror(sc->el, e->loc, "@entry is only available in .return "
-		       "probes of functions");
+		rerror(sc->el, e->loc, "@entry is only valid in a .return "
+		       "probe handler");
 		return;
 	}
 	sc->dp->prov->resolve_entry(&ctx, sc->dp, e);

@@ -220,9 +220,9 @@ static int kfn_expand(struct prov_ctx *c, const struct probe_point *pp,
 		if (src->ops->func(src, spec, &f)) {
 			if (!c->optional && !c->quiet)
 				prov_error(c, k.fcomp->arg->loc, "no kernel "
-					   "function '%s' (looked in the %s "
-					   "of %s)", spec, src->ops->name,
-					   c->s->kernel_vr);
+					   "function '%s' (searched the "
+					   "kernel's %s)", spec,
+					   src->ops->name);
 			else
 				c->errors++;
 			return -1;
@@ -419,8 +419,8 @@ static int kfn_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 	struct tref *r;
 
 	if (!k->ret) {
-		prov_error(c, e->loc, "@entry is only available in .return "
-			   "probes");
+		prov_error(c, e->loc, "@entry is only valid in a .return "
+			   "probe handler");
 		return -1;
 	}
 	r = arena_alloc(c->s->arena, sizeof(*r));
