@@ -24,6 +24,7 @@ struct kfn {
 	bool ret;			/* .return */
 	int64_t maxactive;		/* 0: the kernel's default */
 	bool typed;			/* kernel./module(): types known */
+	const char *src_name;		/* the type source that lacks it */
 	bool must;			/* a registration failure is an error */
 	struct kfunc sig;
 };
@@ -217,16 +218,12 @@ static int kfn_expand(struct prov_ctx *c, const struct probe_point *pp,
 	if (!has_wildcard(spec)) {
 		struct kfunc f;
 
-		if (src->ops->func(src, spec, &f)) {
-			if (!c->optional && !c->quiet)
-				prov_error(c, k.fcomp->arg->loc, "no kernel "
-					   "function '%s' (searched the "
-					   "kernel's %s)", spec,
-					   src->ops->name);
-			else
-				c->errors++;
-			return -1;
-		}
+		/* Not every symbol has a BTF record (the __x64_sys_*
+		 * wrappers have none): such a function is probed by its
+		 * symbol, untyped, and the kernel says at start whether it
+		 * exists.
+		 */
+		(void)f;
 		push_point(&k, spec);
 		return out->n;
 	}
@@ -260,10 +257,9 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 	src = target_kernel_types(c, pp->loc);
 	if (!src)
 		return -1;
-	if (src->ops->func(src, k->sym, &k->sig)) {
-		prov_error(c, pp->loc, "no kernel function '%s'", k->sym);
-		return -1;
-	}
+	if (src->ops->func(src, k->sym, &k->sig))
+		k->typed = false;	/* symbol only */
+	k->src_name = src->ops->name;
 	return 0;
 }
 
@@ -356,6 +352,13 @@ static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 	struct tref *r;
 	int i;
 
+	if (!k->typed && k->src_name) {
+		prov_error(c, e->loc, "no type information for kernel "
+			   "function '%s' in the kernel's %s: its context "
+			   "variables need debuginfo (DWARF)", k->sym,
+			   k->src_name);
+		return -1;
+	}
 	if (!k->typed) {
 		prov_error(c, e->loc, "%s probes have no target variables: "
 			   "use kernel.function(\"%s\")", k->module ?
