@@ -8,7 +8,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-scripts/setup-deps --vm
+scripts/setup-deps --vm --dbg
 ./bootstrap
 
 # An in-tree build (scripts/demo.sh makes one) stops configure from

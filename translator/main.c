@@ -199,15 +199,25 @@ int driver_pass1(struct session *s)
 	return s->errors ? -1 : 0;
 }
 
-/* -l/-L: the pattern becomes "probe PATTERN {}" and pass 2 resolves it. */
+static int cmp_probe_name(const void *a, const void *b)
+{
+	const struct derived_probe *x = *(void *const *)a;
+	const struct derived_probe *y = *(void *const *)b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* -l/-L: the pattern becomes "probe PATTERN {}" and pass 2 resolves it;
+ * the points are listed sorted, each once.
+ */
 static int list_probes(struct session *s)
 {
 	const char *text = arena_printf(s->arena, "probe %s {}",
 					s->opt.list_pattern);
 	struct srcfile *src = srcfile_new(s->arena, "<input>", text,
 					  strlen(text));
-	struct vec seen = { 0 };
-	int i, j;
+	struct derived_probe **dps;
+	int i, shown = 0;
 
 	parse_load_macro_files(s);
 	s->user_file = parse_file(s, src, false);
@@ -217,15 +227,16 @@ static int list_probes(struct session *s)
 	s->opt.unoptimized = true;
 	if (elaborate(s) < 0)
 		return 1;
+	dps = xmalloc(sizeof(*dps) * (size_t)(s->probes.n + 1));
+	for (i = 0; i < s->probes.n; i++)
+		dps[i] = s->probes.items[i];
+	qsort(dps, (size_t)s->probes.n, sizeof(*dps), cmp_probe_name);
 	for (i = 0; i < s->probes.n; i++) {
-		struct derived_probe *dp = s->probes.items[i];
+		struct derived_probe *dp = dps[i];
 
-		for (j = 0; j < seen.n; j++)
-			if (seen.items[j] == dp->name)
-				break;
-		if (j < seen.n)
+		if (i && dps[i - 1]->name == dp->name)
 			continue;
-		vec_push(s->arena, &seen, (void *)intern(dp->name));
+		shown++;
 		if (s->opt.list_vars && dp->prov->list_vars) {
 			struct strbuf sb;
 
@@ -237,7 +248,8 @@ static int list_probes(struct session *s)
 			printf("%s\n", dp->name);
 		}
 	}
-	return seen.n ? 0 : 1;
+	free(dps);
+	return shown ? 0 : 1;
 }
 
 static void print_pass1(struct session *s)

@@ -31,7 +31,10 @@ const struct ksrc *target_kernel_types(struct prov_ctx *c, struct loc loc)
 		kt = xmalloc(sizeof(*kt));
 		memset(kt, 0, sizeof(*kt));
 		s->ktypes = kt;
-		kt->btf = kbtf_load(s->kernel_vr, kbuild_cache_dir(s), &err);
+		kt->btf = s->kernel_vr ? kbtf_load(s->kernel_vr,
+				kbuild_cache_dir(s), &err) : NULL;
+		if (!s->kernel_vr)
+			err = xstrdup("no target kernel release");
 		if (kt->btf) {
 			kt->src = kbtf_src(kt->btf);
 		} else {

@@ -5,6 +5,7 @@
  */
 #include "diag.h"
 #include "elab.h"
+#include "target.h"
 #include "parse.h"
 
 #include <stdint.h>
@@ -89,6 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	diag_set_sink(NULL);
 	sb_free(&diags);
+	target_session_free(&s);
 	arena_free(s.arena);
 	intern_reset();
 	return 0;

@@ -5,6 +5,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include "elab.h"
+#include "target.h"
 #include "parse.h"
 #include "tap.h"
 
@@ -52,7 +53,7 @@ static const struct file library[] = {
 	  "probe loop.b = loop.a { }\n"
 	  "probe maybe = no.such.point ?, end { }\n"
 	  "probe first = begin !, end { }\n"
-	  "probe kern = kernel.function(\"vfs_read\") { }\n" },
+	  "probe kern = process(\"/bin/true\").function(\"main\") { }\n" },
 	{ "over.stp",
 	  "function ov(x) :2 { return 2 }\n"
 	  "function ov(x) :1 { if (x) next; return 1 }\n"
@@ -195,6 +196,7 @@ static void index_names(void)
 	diag_set_sink(NULL);
 	tap_str_eq(diags.buf ? diags.buf : "", "", "index says nothing");
 	sb_free(&diags);
+	target_session_free(&s);
 	arena_free(s.arena);
 }
 
@@ -226,6 +228,7 @@ static void run(struct run *r, const char *script)
 static void done(struct run *r)
 {
 	sb_free(&r->diags);
+	target_session_free(&r->s);
 	arena_free(r->s.arena);
 }
 
@@ -289,7 +292,8 @@ static void matching(void)
 	says("probe al.*.x {}", "no match for probe point 'al.*.x'");
 	says("probe loop.a {}", "recursive expansion of probe alias");
 	says("probe kern {}", "error: probe point "
-	     "'kernel.function(\"vfs_read\")' is not supported yet");
+	     "'process(\"/bin/true\").function(\"main\")' is not supported "
+	     "yet");
 	says("probe kern {}", "note: probe alias 'kern' expands to it here");
 	says("probe process(\"/bin/true\").function(\"main\") {}",
 	     "is not supported yet");
@@ -423,6 +427,7 @@ static void opaque(void)
 	diag_set_sink(NULL);
 	tap_str_eq(diags.buf ? diags.buf : "", "", "and it parses");
 	sb_free(&diags);
+	target_session_free(&s);
 	arena_free(s.arena);
 }
 

@@ -3,6 +3,7 @@
  * -p2 listing (p2print.c), each script run through passes 1 and 2.
  */
 #include "elab.h"
+#include "target.h"
 #include "parse.h"
 #include "tap.h"
 
@@ -55,6 +56,7 @@ static void run(struct result *r, const char *script, int flags)
 	diag_set_sink(NULL);
 	sb_putn(&r->listing, "", 0);
 	sb_putn(&r->diags, "", 0);
+	target_session_free(&s);
 	arena_free(s.arena);
 }
 

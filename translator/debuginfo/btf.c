@@ -31,6 +31,13 @@ struct kbtf {
 	struct btf *btf;
 	struct arena *arena;	/* type strings handed out to callers */
 	struct ktype **types;	/* ktype of each BTF id, made on demand */
+	struct kbtf_name *funcs;	/* FUNC records by name, made once */
+	size_t nfuncs;
+};
+
+struct kbtf_name {
+	const char *name;
+	__u32 id;
 };
 
 static void set_err(char **err, const char *fmt, ...)
@@ -376,6 +383,7 @@ struct kbtf *kbtf_load(const char *kver, const char *cachedir, char **err)
 	if (!btf)
 		return NULL;
 	b = xmalloc(sizeof(*b));
+	memset(b, 0, sizeof(*b));
 	b->src.ops = &kbtf_ops;
 	b->btf = btf;
 	b->arena = arena_new();
@@ -395,6 +403,7 @@ void kbtf_free(struct kbtf *b)
 	btf__free(b->btf);
 	arena_free(b->arena);
 	free(b->types);
+	free(b->funcs);
 	free(b);
 }
 
@@ -804,6 +813,41 @@ static void proto_to_kfunc(struct kbtf *b, const struct btf_type *proto,
 	out->ret = ktype_of(b, proto->type);
 }
 
+static int cmp_kbtf_name(const void *a, const void *b)
+{
+	const struct kbtf_name *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* libbpf looks names up by scanning every type: with tens of thousands
+ * of functions probed that is quadratic, so the FUNC records get an
+ * index of their own.
+ */
+static __s32 find_func(struct kbtf *b, const char *name)
+{
+	struct kbtf_name key = { name, 0 }, *hit;
+
+	if (!b->funcs) {
+		__u32 id, last = btf__type_cnt(b->btf);
+
+		b->funcs = xmalloc(sizeof(*b->funcs) * last);
+		for (id = 1; id < last; id++) {
+			const struct btf_type *t = btf__type_by_id(b->btf, id);
+
+			if (!btf_is_func(t))
+				continue;
+			b->funcs[b->nfuncs].name =
+				btf__name_by_offset(b->btf, t->name_off);
+			b->funcs[b->nfuncs++].id = id;
+		}
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), cmp_kbtf_name);
+	}
+	hit = bsearch(&key, b->funcs, b->nfuncs, sizeof(*b->funcs),
+		      cmp_kbtf_name);
+	return hit ? (__s32)hit->id : -ENOENT;
+}
+
 static int src_func(const struct ksrc *s, const char *name,
 		    struct kfunc *out)
 {
@@ -811,7 +855,7 @@ static int src_func(const struct ksrc *s, const char *name,
 	const struct btf_type *fn, *proto;
 	__s32 id;
 
-	id = btf__find_by_name_kind(b->btf, name, BTF_KIND_FUNC);
+	id = find_func(b, name);
 	if (id <= 0)
 		return -ENOENT;
 	fn = btf__type_by_id(b->btf, (__u32)id);

@@ -1,0 +1,2465 @@
+/* dwarf.c - the kernel's DWARF (vmlinux of the -dbg package) through libdw:
+ * a name index built once per build-id and cached on disk, struct ktype
+ * objects made once per type, and what only DWARF describes: line
+ * addresses, inline instances, and where variables live at a pc.
+ */
+#define _GNU_SOURCE
+#include "debuginfo/dwarf.h"
+#include "util.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEBUG_ROOT "/usr/lib/debug/boot"
+
+/* ------------------------------------------------------- hash tables */
+
+/* Open addressing, at most half full.  Keys are DIE offsets + 1 (0 marks
+ * an empty slot) in one, (kind, string) pairs in the other.
+ */
+struct u64map_slot {
+	uint64_t key;
+	void *val;
+};
+
+struct u64map {
+	struct u64map_slot *slots;
+	size_t cap, n;
+};
+
+struct smap_slot {
+	const char *key;
+	uint32_t kind;
+	uint64_t val;
+};
+
+struct smap {
+	struct smap_slot *slots;
+	size_t cap, n;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t str_hash(uint32_t kind, const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ kind;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+	return mix64(h);
+}
+
+static void u64map_grow(struct u64map *m)
+{
+	struct u64map_slot *old = m->slots;
+	size_t i, oldcap = m->cap;
+
+	m->cap = oldcap ? oldcap * 2 : 1024;
+	m->slots = xmalloc(m->cap * sizeof(*m->slots));
+	memset(m->slots, 0, m->cap * sizeof(*m->slots));
+	for (i = 0; i < oldcap; i++) {
+		size_t h;
+
+		if (!old[i].key)
+			continue;
+		h = mix64(old[i].key) & (m->cap - 1);
+		while (m->slots[h].key)
+			h = (h + 1) & (m->cap - 1);
+		m->slots[h] = old[i];
+	}
+	free(old);
+}
+
+/* The slot of key: its value, or an empty slot to fill in. */
+static struct u64map_slot *u64map_slot(struct u64map *m, uint64_t key)
+{
+	size_t h;
+
+	if ((m->n + 1) * 2 > m->cap)
+		u64map_grow(m);
+	key++;
+	h = mix64(key) & (m->cap - 1);
+	while (m->slots[h].key && m->slots[h].key != key)
+		h = (h + 1) & (m->cap - 1);
+	return &m->slots[h];
+}
+
+static void *u64map_get(struct u64map *m, uint64_t key)
+{
+	return u64map_slot(m, key)->val;
+}
+
+static void u64map_put(struct u64map *m, uint64_t key, void *val)
+{
+	struct u64map_slot *s = u64map_slot(m, key);
+
+	if (!s->key) {
+		s->key = key + 1;
+		m->n++;
+	}
+	s->val = val;
+}
+
+static void smap_grow(struct smap *m)
+{
+	struct smap_slot *old = m->slots;
+	size_t i, oldcap = m->cap;
+
+	m->cap = oldcap ? oldcap * 2 : 1024;
+	m->slots = xmalloc(m->cap * sizeof(*m->slots));
+	memset(m->slots, 0, m->cap * sizeof(*m->slots));
+	for (i = 0; i < oldcap; i++) {
+		size_t h;
+
+		if (!old[i].key)
+			continue;
+		h = str_hash(old[i].kind, old[i].key) & (m->cap - 1);
+		while (m->slots[h].key)
+			h = (h + 1) & (m->cap - 1);
+		m->slots[h] = old[i];
+	}
+	free(old);
+}
+
+/* The slot of (kind, key); an empty one (key NULL) is the caller's to
+ * fill with a key that outlives the map, and to count in m->n.
+ */
+static struct smap_slot *smap_slot(struct smap *m, uint32_t kind,
+				   const char *key)
+{
+	size_t h;
+
+	if ((m->n + 1) * 2 > m->cap)
+		smap_grow(m);
+	h = str_hash(kind, key) & (m->cap - 1);
+	while (m->slots[h].key && (m->slots[h].kind != kind ||
+				   strcmp(m->slots[h].key, key)))
+		h = (h + 1) & (m->cap - 1);
+	return &m->slots[h];
+}
+
+/* ----------------------------------------------------------- handles */
+
+enum ix_kind {
+	IX_FUNC,	/* an out-of-line function (has code) */
+	IX_INLINE,	/* an abstract function that was inlined somewhere */
+	IX_STRUCT,
+	IX_UNION,
+	IX_ENUM,
+	IX_TYPEDEF,
+	IX_BASE,
+	IX_NKINDS,
+};
+#define IX_KIND 0xff
+#define IX_DECL 0x100	/* a type known only as a declaration */
+/* Functions whose DIE is a poorer description sort after the others of
+ * the same name: those without code that have an ELF symbol all the
+ * same, because GCC's identical code folding made them an alias of
+ * another function (for an inline function: its out-of-line copy), and
+ * after them those of the assembler (no parameters, no types).
+ */
+#define IX_NOPC 0x200
+#define IX_ASM 0x400
+
+/* One name in the index: 16 bytes, stored on disk as they are. */
+struct ix_ent {
+	uint64_t die;
+	uint32_t name;		/* offset in the string table */
+	uint32_t kind;		/* enum ix_kind | IX_DECL, IX_NOPC, IX_ASM */
+};
+
+struct ksym {
+	uint64_t addr;
+	uint64_t size;
+	const char *name;
+	bool global;
+};
+
+struct symtab {
+	struct ksym *syms;	/* by address */
+	size_t n;
+	struct ksym **by_name;
+};
+
+struct kdwarf {
+	struct ksrc src;	/* kdwarf_src() hands out its address */
+	int fd;
+	Elf *elf;
+	Dwarf *dw;
+	Dwarf_CFI *cfi;
+	bool cfi_tried;
+	bool cfi_is_eh;		/* from dwarf_getcfi_elf: must be ended */
+	struct arena *arena;
+
+	char *blob;		/* the cache file, when loaded from it */
+	struct ix_ent *ents;	/* sorted by kind, name, DIE offset */
+	size_t nents;
+	char *strtab;
+	size_t strsize;
+
+	struct u64map types;	/* DIE offset -> struct ktype */
+	struct smap canon;	/* structural key -> struct ktype */
+	struct ktype void_type;
+
+	bool syms_loaded;
+	struct symtab funcs;	/* STT_FUNC symbols */
+	struct symtab objs;	/* STT_OBJECT symbols */
+};
+
+static struct kdwarf *from_src(const struct ksrc *s)
+{
+	return (struct kdwarf *)((char *)s - offsetof(struct kdwarf, src));
+}
+
+static void set_err(char **err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void set_err(char **err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+}
+
+static bool die_flag(Dwarf_Die *die, unsigned int at)
+{
+	Dwarf_Attribute a;
+	bool f = false;
+
+	return dwarf_attr(die, at, &a) && !dwarf_formflag(&a, &f) && f;
+}
+
+static bool die_udata(Dwarf_Die *die, unsigned int at, Dwarf_Word *w)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, at, &a) && !dwarf_formudata(&a, w);
+}
+
+/* The DIE an attribute refers to (through abstract origins). */
+static bool die_ref(Dwarf_Die *die, unsigned int at, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, at, &a) && dwarf_formref_die(&a, out);
+}
+
+static bool has_code(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) ||
+	       dwarf_hasattr(die, DW_AT_ranges);
+}
+
+/* --------------------------------------------------------- the index */
+
+struct ix_build {
+	struct kdwarf *d;
+	bool asm_unit;		/* the unit being walked is assembler */
+	struct ix_ent *ents;
+	size_t n, cap;
+	struct strbuf strs;
+	struct smap names;	/* string -> offset in strs */
+	struct smap types;	/* (kind, name) -> entry index */
+};
+
+static uint32_t ixb_str(struct ix_build *b, const char *s)
+{
+	struct smap_slot *slot = smap_slot(&b->names, 0, s);
+
+	if (!slot->key) {
+		slot->key = s;	/* in .debug_str: lives as long as d->dw */
+		slot->val = b->strs.len;
+		b->names.n++;
+		sb_putn(&b->strs, s, strlen(s) + 1);
+	}
+	return (uint32_t)slot->val;
+}
+
+static void ixb_add(struct ix_build *b, uint32_t kind, const char *name,
+		    Dwarf_Off die)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 65536;
+		b->ents = xrealloc(b->ents, b->cap * sizeof(*b->ents));
+	}
+	b->ents[b->n].die = die;
+	b->ents[b->n].name = ixb_str(b, name);
+	b->ents[b->n].kind = kind;
+	b->n++;
+}
+
+/* Types: one entry per name, a definition in preference to a mere
+ * declaration.  Same-named types of different files get the first.
+ */
+static void ixb_type(struct ix_build *b, uint32_t kind, Dwarf_Die *die)
+{
+	const char *name = dwarf_diename(die);
+	bool decl = die_flag(die, DW_AT_declaration);
+	struct smap_slot *slot;
+
+	if (!name)
+		return;
+	slot = smap_slot(&b->types, kind, name);
+	if (!slot->key) {
+		slot->key = name;
+		slot->kind = kind;
+		slot->val = b->n;
+		b->types.n++;
+		ixb_add(b, kind | (decl ? IX_DECL : 0), name,
+			dwarf_dieoffset(die));
+	} else if (!decl && (b->ents[slot->val].kind & IX_DECL)) {
+		b->ents[slot->val].kind = kind;
+		b->ents[slot->val].die = dwarf_dieoffset(die);
+	}
+}
+
+static void syms_load(struct kdwarf *d);
+static const struct ksym *sym_by_name(const struct symtab *t,
+				      const char *name);
+
+static void ixb_func(struct ix_build *b, Dwarf_Die *die)
+{
+	const char *name;
+	Dwarf_Word inl;
+	bool inlined;
+
+	if (die_flag(die, DW_AT_declaration) || !(name = die_name(die)))
+		return;
+	inlined = die_udata(die, DW_AT_inline, &inl);
+	if (has_code(die))
+		ixb_add(b, IX_FUNC | (b->asm_unit ? IX_ASM : 0), name,
+			dwarf_dieoffset(die));
+	else if (sym_by_name(&b->d->funcs, name))
+		ixb_add(b, IX_FUNC | IX_NOPC, name, dwarf_dieoffset(die));
+	if (inlined &&
+	    (inl == DW_INL_inlined || inl == DW_INL_declared_inlined))
+		ixb_add(b, IX_INLINE, name, dwarf_dieoffset(die));
+}
+
+static void ixb_die(struct ix_build *b, Dwarf_Die *die)
+{
+	switch (dwarf_tag(die)) {
+	case DW_TAG_subprogram:
+		ixb_func(b, die);
+		break;
+	case DW_TAG_structure_type:
+		ixb_type(b, IX_STRUCT, die);
+		break;
+	case DW_TAG_union_type:
+		ixb_type(b, IX_UNION, die);
+		break;
+	case DW_TAG_enumeration_type:
+		ixb_type(b, IX_ENUM, die);
+		break;
+	case DW_TAG_typedef:
+		ixb_type(b, IX_TYPEDEF, die);
+		break;
+	case DW_TAG_base_type:
+		ixb_type(b, IX_BASE, die);
+		break;
+	default:
+		break;
+	}
+}
+
+static int ent_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct ix_ent *a = pa, *b = pb;
+	const char *strs = arg;
+	uint32_t ka = a->kind & IX_KIND, kb = b->kind & IX_KIND;
+	int c;
+
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	c = strcmp(strs + a->name, strs + b->name);
+	if (c)
+		return c;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return a->die < b->die ? -1 : a->die > b->die;
+}
+
+/* A function without code is only kept when no C function of its name
+ * has any: "__x64_sys_foo" in kernel/sys_ni.c is a weak stub that the
+ * real one replaced, while ICF folds functions that exist nowhere else.
+ */
+static size_t drop_stubs(struct ix_ent *e, size_t n)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < n; i++) {
+		if ((e[i].kind & IX_NOPC) && j &&
+		    (e[j - 1].kind & IX_KIND) == IX_FUNC &&
+		    e[j - 1].name == e[i].name &&
+		    !(e[j - 1].kind & IX_NOPC))
+			continue;
+		e[j++] = e[i];
+	}
+	return j;
+}
+
+/* Every named function and type at the top level of every unit.  C puts
+ * all of them there, so the walk never descends into a function body,
+ * and DW_AT_sibling lets libdw skip those bodies without reading them.
+ */
+static void ix_build(struct kdwarf *d)
+{
+	struct ix_build b;
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Die cudie, die;
+	Dwarf_Half ver;
+	uint8_t ut;
+
+	memset(&b, 0, sizeof(b));
+	b.d = d;
+	sb_init(&b.strs);
+	syms_load(d);
+	while (dwarf_get_units(d->dw, cu, &next, &ver, &ut, &cudie,
+			       NULL) == 0) {
+		cu = next;
+		if (ut != DW_UT_compile && ut != DW_UT_partial)
+			continue;
+		if (dwarf_child(&cudie, &die) != 0)
+			continue;
+		b.asm_unit = dwarf_srclang(&cudie) == DW_LANG_Mips_Assembler;
+		do
+			ixb_die(&b, &die);
+		while (dwarf_siblingof(&die, &die) == 0);
+	}
+	free(b.names.slots);
+	free(b.types.slots);
+	if (!b.strs.buf)
+		sb_putc(&b.strs, '\0');
+	if (b.n)
+		qsort_r(b.ents, b.n, sizeof(*b.ents), ent_cmp, b.strs.buf);
+	b.n = drop_stubs(b.ents, b.n);
+	d->ents = b.ents;
+	d->nents = b.n;
+	d->strtab = b.strs.buf;
+	d->strsize = b.strs.len;
+}
+
+/* Bump the last digit whenever what the walk indexes changes. */
+#define IX_MAGIC "TAPIRDX3"
+
+/* The cache file: this header, the entries, the string table. */
+struct ix_header {
+	char magic[8];
+	uint32_t ent_size;
+	uint32_t idlen;
+	unsigned char id[40];	/* the GNU build-id of vmlinux */
+	uint64_t file_size;	/* of vmlinux, for a file without an id */
+	uint64_t mtime;
+	uint64_t nents;
+	uint64_t strsize;
+};
+
+static void ix_key(struct kdwarf *d, struct ix_header *h)
+{
+	const void *id = NULL;
+	ssize_t n = dwelf_elf_gnu_build_id(d->elf, &id);
+	struct stat st;
+
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, IX_MAGIC, sizeof(h->magic));
+	h->ent_size = sizeof(struct ix_ent);
+	if (n > 0 && (size_t)n <= sizeof(h->id)) {
+		h->idlen = (uint32_t)n;
+		memcpy(h->id, id, (size_t)n);
+	} else if (!fstat(d->fd, &st)) {
+		h->file_size = (uint64_t)st.st_size;
+		h->mtime = (uint64_t)st.st_mtime;
+	}
+}
+
+static bool ix_valid(const struct ix_header *key, const char *blob,
+		     size_t len)
+{
+	const struct ix_header *h = (const void *)blob;
+	const struct ix_ent *e;
+	const char *strs;
+	size_t i;
+
+	if (len < sizeof(*h) ||
+	    memcmp(h, key, offsetof(struct ix_header, nents)))
+		return false;
+	if (h->nents > (len - sizeof(*h)) / sizeof(*e) ||
+	    h->strsize != len - sizeof(*h) - h->nents * sizeof(*e) ||
+	    !h->strsize)
+		return false;
+	e = (const void *)(blob + sizeof(*h));
+	strs = (const char *)(e + h->nents);
+	if (strs[h->strsize - 1])
+		return false;
+	for (i = 0; i < h->nents; i++)
+		if (e[i].name >= h->strsize ||
+		    (e[i].kind & IX_KIND) >= IX_NKINDS)
+			return false;
+	return true;
+}
+
+static bool ix_read(struct kdwarf *d, const char *path)
+{
+	struct ix_header key;
+	size_t len;
+	char *blob = read_file(path, &len);
+
+	if (!blob)
+		return false;
+	ix_key(d, &key);
+	if (!ix_valid(&key, blob, len)) {
+		free(blob);
+		return false;
+	}
+	d->blob = blob;
+	d->nents = ((struct ix_header *)blob)->nents;
+	d->ents = (struct ix_ent *)(blob + sizeof(key));
+	d->strtab = (char *)(d->ents + d->nents);
+	d->strsize = ((struct ix_header *)blob)->strsize;
+	return true;
+}
+
+/* Atomically, so that a concurrent run never reads half an index. */
+static void ix_write(struct kdwarf *d, const char *path)
+{
+	struct ix_header h;
+	char *tmp;
+	FILE *f;
+	int fd;
+	bool ok;
+
+	ix_key(d, &h);
+	h.nents = d->nents;
+	h.strsize = d->strsize;
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		return;
+	fd = mkstemp(tmp);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		free(tmp);
+		return;
+	}
+	ok = fwrite(&h, sizeof(h), 1, f) == 1 &&
+	     fwrite(d->ents, sizeof(*d->ents), d->nents, f) == d->nents &&
+	     fwrite(d->strtab, 1, d->strsize, f) == d->strsize;
+	ok = !fclose(f) && ok;
+	if (!ok || rename(tmp, path))
+		unlink(tmp);
+	free(tmp);
+}
+
+static const char *ent_name(const struct kdwarf *d, const struct ix_ent *e)
+{
+	return d->strtab + e->name;
+}
+
+static int ent_key_cmp(const struct kdwarf *d, const struct ix_ent *e,
+		       uint32_t kind, const char *name, size_t n)
+{
+	uint32_t k = e->kind & IX_KIND;
+
+	if (k != kind)
+		return k < kind ? -1 : 1;
+	return strncmp(ent_name(d, e), name, n);
+}
+
+/* The first entry of kind whose name is >= name (compared over n bytes:
+ * n = strlen(name) + 1 for the name itself, less for a prefix).
+ */
+static size_t ix_lower(const struct kdwarf *d, uint32_t kind,
+		       const char *name, size_t n)
+{
+	size_t lo = 0, hi = d->nents;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ent_key_cmp(d, &d->ents[mid], kind, name, n) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct ix_ent *ix_find(const struct kdwarf *d, uint32_t kind,
+				    const char *name)
+{
+	size_t n = strlen(name) + 1;
+	size_t i = ix_lower(d, kind, name, n);
+
+	if (i < d->nents && !ent_key_cmp(d, &d->ents[i], kind, name, n))
+		return &d->ents[i];
+	return NULL;
+}
+
+/* Call fn for each entry of kind whose name matches glob, in name order;
+ * the literal prefix of the glob bounds the scan.
+ */
+static void ix_glob(const struct kdwarf *d, uint32_t kind, const char *glob,
+		    void (*fn)(const struct ix_ent *e, void *arg), void *arg)
+{
+	size_t plen = strcspn(glob, "*?[\\");
+	size_t i = ix_lower(d, kind, glob, plen);
+
+	for (; i < d->nents; i++) {
+		const struct ix_ent *e = &d->ents[i];
+
+		if (ent_key_cmp(d, e, kind, glob, plen))
+			break;
+		if (glob_match(glob, ent_name(d, e)))
+			fn(e, arg);
+	}
+}
+
+static bool ent_die(struct kdwarf *d, const struct ix_ent *e, Dwarf_Die *die)
+{
+	return dwarf_offdie(d->dw, e->die, die) != NULL;
+}
+
+static void ix_load(struct kdwarf *d, const char *kver, const char *cachedir)
+{
+	char *dir = NULL, *path = NULL;
+
+	if (cachedir && *cachedir &&
+	    asprintf(&dir, "%s/dwarf", cachedir) >= 0 &&
+	    asprintf(&path, "%s/%s.idx", dir, kver) >= 0 &&
+	    ix_read(d, path))
+		goto out;
+	ix_build(d);
+	/* A failed store only costs the next run another walk. */
+	if (path && mkdir_p(dir))
+		ix_write(d, path);
+out:
+	free(dir);
+	free(path);
+}
+
+/* ----------------------------------------------------------- symbols */
+
+static int sym_addr_cmp(const void *pa, const void *pb)
+{
+	const struct ksym *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->global != b->global)	/* globals first at one address */
+		return a->global ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static int sym_name_cmp(const void *pa, const void *pb)
+{
+	const struct ksym *a = *(const struct ksym *const *)pa;
+	const struct ksym *b = *(const struct ksym *const *)pb;
+	int c = strcmp(a->name, b->name);
+
+	if (c)
+		return c;
+	if (a->global != b->global)
+		return a->global ? -1 : 1;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static void symtab_add(struct symtab *t, size_t *cap, const GElf_Sym *s,
+		       const char *name)
+{
+	if (t->n == *cap) {
+		*cap = *cap ? *cap * 2 : 4096;
+		t->syms = xrealloc(t->syms, *cap * sizeof(*t->syms));
+	}
+	t->syms[t->n].addr = s->st_value;
+	t->syms[t->n].size = s->st_size;
+	t->syms[t->n].name = name;
+	t->syms[t->n].global = GELF_ST_BIND(s->st_info) != STB_LOCAL;
+	t->n++;
+}
+
+static void symtab_sort(struct symtab *t)
+{
+	size_t i;
+
+	if (t->n)
+		qsort(t->syms, t->n, sizeof(*t->syms), sym_addr_cmp);
+	t->by_name = xmalloc((t->n ? t->n : 1) * sizeof(*t->by_name));
+	for (i = 0; i < t->n; i++)
+		t->by_name[i] = &t->syms[i];
+	if (t->n)
+		qsort(t->by_name, t->n, sizeof(*t->by_name), sym_name_cmp);
+}
+
+/* The functions and objects of .symtab: probes are placed as symbol +
+ * offset, never as addresses, so every address is reported that way.
+ */
+static void syms_load(struct kdwarf *d)
+{
+	Elf_Scn *scn = NULL;
+	size_t fcap = 0, ocap = 0;
+
+	if (d->syms_loaded)
+		return;
+	d->syms_loaded = true;
+	while ((scn = elf_nextscn(d->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Sym s;
+			const char *name;
+			int type;
+
+			if (!gelf_getsym(data, (int)i, &s) ||
+			    s.st_shndx == SHN_UNDEF)
+				continue;
+			type = GELF_ST_TYPE(s.st_info);
+			if (type != STT_FUNC && type != STT_OBJECT)
+				continue;
+			name = elf_strptr(d->elf, sh.sh_link, s.st_name);
+			if (!name || !*name)
+				continue;
+			if (type == STT_FUNC)
+				symtab_add(&d->funcs, &fcap, &s, name);
+			else
+				symtab_add(&d->objs, &ocap, &s, name);
+		}
+	}
+	symtab_sort(&d->funcs);
+	symtab_sort(&d->objs);
+}
+
+static const struct ksym *sym_by_name(const struct symtab *t,
+				      const char *name)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(t->by_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->n && !strcmp(t->by_name[lo]->name, name))
+		return t->by_name[lo];
+	return NULL;
+}
+
+/* The symbol holding addr; of several at its address, the one called
+ * prefer if there is one, else the first (globals sort first).
+ */
+static const struct ksym *sym_at(const struct symtab *t, uint64_t addr,
+				 const char *prefer)
+{
+	size_t lo = 0, hi = t->n, first, i;
+	uint64_t end = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	for (first = lo - 1;
+	     first && t->syms[first - 1].addr == t->syms[lo - 1].addr;)
+		first--;
+	for (i = first; i < lo; i++)
+		if (t->syms[i].addr + t->syms[i].size > end)
+			end = t->syms[i].addr + t->syms[i].size;
+	if (addr >= end && addr != t->syms[first].addr)
+		return NULL;
+	for (i = first; prefer && i < lo; i++)
+		if (!strcmp(t->syms[i].name, prefer))
+			return &t->syms[i];
+	return &t->syms[first];
+}
+
+/* ------------------------------------------------------------- paths */
+
+/* A source path as the kernel tree names it ("fs/read_write.c").  GCC
+ * records paths under the build directory, DW_AT_comp_dir
+ * ("debian/build/build_amd64_none_amd64/fs/read_write.c"), and the
+ * assembler absolute ones; the part shared with comp_dir is the tree.
+ */
+static const char *rel_path(struct kdwarf *d, Dwarf_Die *in, const char *p)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+	const char *comp = NULL, *q;
+	size_t n, cut = 0, i;
+
+	if (!p)
+		return NULL;
+	if (dwarf_diecu(in, &cu, NULL, NULL))
+		comp = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a));
+	if (comp) {
+		n = strlen(comp);
+		if (!strncmp(p, comp, n) && p[n] == '/')
+			return arena_strdup(d->arena, p + n + 1);
+		if (p[0] == '/' && comp[0] == '/') {
+			int depth = 0;
+
+			for (i = 0; p[i] && p[i] == comp[i]; i++)
+				if (p[i] == '/') {
+					cut = i + 1;
+					depth++;
+				}
+			if (!comp[i] && p[i] == '/')
+				cut = i + 1, depth++;
+			/* "/" or "/build/" alone is no tree root. */
+			if (depth < 3)
+				cut = 0;
+		}
+	}
+	q = p + cut;
+	while (q[0] == '.' && q[1] == '/')
+		q += 2;
+	return arena_strdup(d->arena, q);
+}
+
+/* The assembler records no declaring file: its unit's file is it. */
+static const char *decl_file(struct kdwarf *d, Dwarf_Die *die)
+{
+	const char *f = dwarf_decl_file(die);
+	Dwarf_Die cu;
+
+	if (!f && dwarf_diecu(die, &cu, NULL, NULL))
+		f = dwarf_diename(&cu);
+	return rel_path(d, die, f);
+}
+
+/* ------------------------------------------------------------- types */
+
+static const struct ktype *kt_get(struct kdwarf *d, Dwarf_Die *die);
+
+/* The type a DIE's DW_AT_type names, void if none. */
+static const struct ktype *kt_of(struct kdwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die t;
+
+	if (!die_ref(die, DW_AT_type, &t))
+		return &d->void_type;
+	return kt_get(d, &t);
+}
+
+static struct ktype *kt_canon_find(struct kdwarf *d, const char *key)
+{
+	struct smap_slot *s = smap_slot(&d->canon, 0, key);
+
+	return s->key ? (struct ktype *)(uintptr_t)s->val : NULL;
+}
+
+/* A new type known by key from now on. */
+static struct ktype *kt_canon_add(struct kdwarf *d, const char *key)
+{
+	struct smap_slot *s = smap_slot(&d->canon, 0, key);
+	struct ktype *t = arena_alloc(d->arena, sizeof(*t));
+
+	s->key = arena_strdup(d->arena, key);
+	s->val = (uintptr_t)t;
+	d->canon.n++;
+	t->src = &d->src;
+	return t;
+}
+
+static const struct ktype *kt_base(struct kdwarf *d, Dwarf_Die *die)
+{
+	const char *name = dwarf_diename(die);
+	int size = dwarf_bytesize(die);
+	Dwarf_Word enc = 0;
+	struct ktype *t;
+	char key[256];
+
+	die_udata(die, DW_AT_encoding, &enc);
+	snprintf(key, sizeof(key), "B:%s:%d:%u", name ? name : "",
+		 size, (unsigned int)enc);
+	if ((t = kt_canon_find(d, key)))
+		return t;
+	t = kt_canon_add(d, key);
+	t->name = name ? name : "<unnamed>";
+	t->kind = enc == DW_ATE_float ? KT_FLOAT : KT_INT;
+	t->size = size > 0 ? (unsigned int)size : 0;
+	t->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+	t->is_char = size == 1 && name && strstr(name, "char");
+	t->handle = dwarf_dieoffset(die);
+	return t;
+}
+
+/* A definition's identity: name, size and where it was written, so that
+ * the copies of one struct in every unit that includes it are one
+ * ktype.  Not so for an anonymous one: every anonymous type a macro
+ * defines has the place of the macro's use (struct_group() makes three
+ * in struct sk_buff), so each DIE is its own type.
+ */
+static void def_key(char *buf, size_t len, char tag, Dwarf_Die *die)
+{
+	const char *name = dwarf_diename(die);
+	const char *file = dwarf_decl_file(die);
+	int line = 0;
+	Dwarf_Word col = 0;
+
+	if (!name) {
+		snprintf(buf, len, "%c@%llx", tag,
+			 (unsigned long long)dwarf_dieoffset(die));
+		return;
+	}
+	dwarf_decl_line(die, &line);
+	die_udata(die, DW_AT_decl_column, &col);
+	snprintf(buf, len, "%c:%s:%d:%s:%d:%u", tag, name,
+		 dwarf_bytesize(die), file ? file : "", line,
+		 (unsigned int)col);
+}
+
+static bool enum_signed(Dwarf_Die *die)
+{
+	Dwarf_Die t, c;
+	Dwarf_Word enc;
+	Dwarf_Attribute a;
+	Dwarf_Sword v;
+
+	if (die_ref(die, DW_AT_type, &t) && !dwarf_peel_type(&t, &t) &&
+	    die_udata(&t, DW_AT_encoding, &enc))
+		return enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+	if (dwarf_child(die, &c))
+		return false;
+	do {
+		if (dwarf_attr(&c, DW_AT_const_value, &a) &&
+		    a.form == DW_FORM_sdata && !dwarf_formsdata(&a, &v) &&
+		    v < 0)
+			return true;
+	} while (!dwarf_siblingof(&c, &c));
+	return false;
+}
+
+static const struct ktype *kt_tagged(struct kdwarf *d, Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+	uint32_t kind = tag == DW_TAG_structure_type ? IX_STRUCT :
+			tag == DW_TAG_union_type ? IX_UNION : IX_ENUM;
+	static const char *const kw[] = {
+		[IX_STRUCT] = "struct", [IX_UNION] = "union",
+		[IX_ENUM] = "enum",
+	};
+	char tag_char = "SUE"[kind - IX_STRUCT];
+	const char *name = dwarf_diename(die);
+	bool decl = die_flag(die, DW_AT_declaration);
+	const struct ix_ent *e;
+	struct ktype *t;
+	Dwarf_Die def;
+	char key[1024];
+	int size;
+
+	if (decl && name && (e = ix_find(d, kind, name)) &&
+	    !(e->kind & IX_DECL) && ent_die(d, e, &def))
+		return kt_get(d, &def);
+	if (decl)
+		snprintf(key, sizeof(key), "%c:%s:decl", tag_char,
+			 name ? name : "");
+	else
+		def_key(key, sizeof(key), tag_char, die);
+	if ((t = kt_canon_find(d, key)))
+		return t;
+	t = kt_canon_add(d, key);
+	t->kind = kind == IX_STRUCT ? KT_STRUCT :
+		  kind == IX_UNION ? KT_UNION : KT_ENUM;
+	t->name = arena_printf(d->arena, "%s %s", kw[kind],
+			       name ? name : "{...}");
+	size = decl ? 0 : dwarf_bytesize(die);
+	t->size = size > 0 ? (unsigned int)size : 0;
+	t->is_signed = kind == IX_ENUM && enum_signed(die);
+	t->handle = dwarf_dieoffset(die);
+	return t;
+}
+
+static const struct ktype *kt_typedef(struct kdwarf *d, Dwarf_Die *die)
+{
+	const struct ktype *inner;
+	struct ktype *t;
+	char key[1024];
+
+	def_key(key, sizeof(key), 'T', die);
+	if ((t = kt_canon_find(d, key)))
+		return t;
+	inner = kt_of(d, die);
+	t = kt_canon_add(d, key);
+	*t = *inner;	/* the shape and handle of what it names */
+	t->name = dwarf_diename(die);
+	if (!t->name)
+		t->name = inner->name;
+	return t;
+}
+
+/* The one pointer type to target. */
+static const struct ktype *kt_ptr_to(struct kdwarf *d,
+				     const struct ktype *target,
+				     const char *name)
+{
+	struct ktype *t;
+	char key[64];
+
+	snprintf(key, sizeof(key), "P:%p", (const void *)target);
+	if ((t = kt_canon_find(d, key)))
+		return t;
+	t = kt_canon_add(d, key);
+	t->kind = KT_PTR;
+	t->size = 8;
+	t->target = target;
+	t->name = name ? name : arena_printf(d->arena, "%s*", target->name);
+	return t;
+}
+
+/* "ret (params)", or "ret (*)(params)" for a pointer to it: BTF's way. */
+static const char *func_sig(struct kdwarf *d, Dwarf_Die *die, bool ptr)
+{
+	struct strbuf sb;
+	Dwarf_Die c;
+	const char *s;
+	int n = 0;
+
+	sb_init(&sb);
+	sb_puts(&sb, kt_of(d, die)->name);
+	sb_puts(&sb, ptr ? " (*)(" : " (");
+	if (!dwarf_child(die, &c)) {
+		do {
+			int tag = dwarf_tag(&c);
+
+			if (tag != DW_TAG_formal_parameter &&
+			    tag != DW_TAG_unspecified_parameters)
+				continue;
+			if (n++)
+				sb_puts(&sb, ", ");
+			sb_puts(&sb, tag == DW_TAG_formal_parameter ?
+				kt_of(d, &c)->name : "...");
+		} while (!dwarf_siblingof(&c, &c));
+	}
+	if (!n)
+		sb_puts(&sb, "void");
+	sb_putc(&sb, ')');
+	s = arena_strdup(d->arena, sb.buf);
+	sb_free(&sb);
+	return s;
+}
+
+static const struct ktype *kt_func(struct kdwarf *d, Dwarf_Die *die)
+{
+	const char *name = func_sig(d, die, false);
+	struct ktype *t;
+	char *key;
+
+	if (asprintf(&key, "F:%s", name) < 0)
+		return &d->void_type;
+	t = kt_canon_find(d, key);
+	if (!t) {
+		t = kt_canon_add(d, key);
+		t->kind = KT_FUNC;
+		t->name = name;
+		t->handle = dwarf_dieoffset(die);
+	}
+	free(key);
+	return t;
+}
+
+static const struct ktype *kt_pointer(struct kdwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Die t;
+
+	if (die_ref(die, DW_AT_type, &t) &&
+	    dwarf_tag(&t) == DW_TAG_subroutine_type) {
+		const struct ktype *f = kt_get(d, &t);
+		char key[64];
+		struct ktype *p;
+
+		snprintf(key, sizeof(key), "P:%p", (const void *)f);
+		if ((p = kt_canon_find(d, key)))
+			return p;
+		return kt_ptr_to(d, f, func_sig(d, &t, true));
+	}
+	return kt_ptr_to(d, kt_of(d, die), NULL);
+}
+
+/* const/volatile: in front ("const char"), or after a pointer, as C
+ * writes it ("char* const").
+ */
+static const struct ktype *kt_qual(struct kdwarf *d, Dwarf_Die *die)
+{
+	const char *q = dwarf_tag(die) == DW_TAG_const_type ? "const" :
+			"volatile";
+	const struct ktype *inner = kt_of(d, die);
+	Dwarf_Die u;
+	bool after = die_ref(die, DW_AT_type, &u) &&
+		     dwarf_tag(&u) == DW_TAG_pointer_type;
+	struct ktype *t;
+	char key[64];
+	size_t n;
+
+	snprintf(key, sizeof(key), "Q:%s:%d:%p", q, after,
+		 (const void *)inner);
+	if ((t = kt_canon_find(d, key)))
+		return t;
+	t = kt_canon_add(d, key);
+	*t = *inner;
+	n = strlen(q);
+	/* const on an array is const on its elements, which GCC often
+	 * says twice: "const const char[17]" for __func__.
+	 */
+	if (inner->kind == KT_ARRAY && !strncmp(inner->name, q, n) &&
+	    inner->name[n] == ' ')
+		return t;
+	t->name = after ? arena_printf(d->arena, "%s %s", inner->name, q) :
+			  arena_printf(d->arena, "%s %s", q, inner->name);
+	return t;
+}
+
+/* The element count of one subrange; 0 for a flexible or [0] array. */
+static unsigned int subrange_count(Dwarf_Die *sub)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w, lo = 0, hi;
+
+	if (dwarf_attr(sub, DW_AT_count, &a))
+		return dwarf_formudata(&a, &w) ? 0 : (unsigned int)w;
+	/* Bounds in data1..data8 forms are unsigned: [256] has 0xff.  GCC
+	 * writes all ones for [0], which the unsigned sum turns into 0.
+	 */
+	if (!dwarf_attr(sub, DW_AT_upper_bound, &a) ||
+	    dwarf_formudata(&a, &hi))
+		return 0;
+	if (dwarf_attr(sub, DW_AT_lower_bound, &a))
+		dwarf_formudata(&a, &lo);
+	w = hi - lo + 1;
+	return w <= UINT32_MAX ? (unsigned int)w : 0;
+}
+
+/* Dimension dim of an array DIE and all inner ones: int a[2][3] is an
+ * array of 2 "int[3]", named "int[3][2]" as the BTF source names it.
+ */
+static const struct ktype *kt_array(struct kdwarf *d, Dwarf_Die *die,
+				    int dim)
+{
+	const struct ktype *elem = NULL;
+	unsigned int nelem = 0;
+	Dwarf_Die c;
+	struct ktype *t;
+	char key[64];
+	int i = 0;
+
+	if (!dwarf_child(die, &c)) {
+		do {
+			int tag = dwarf_tag(&c);
+
+			if (tag != DW_TAG_subrange_type &&
+			    tag != DW_TAG_enumeration_type)
+				continue;
+			if (i == dim)
+				nelem = subrange_count(&c);
+			else if (i == dim + 1)
+				elem = kt_array(d, die, dim + 1);
+			i++;
+		} while (!dwarf_siblingof(&c, &c));
+	}
+	if (!elem)
+		elem = kt_of(d, die);
+	snprintf(key, sizeof(key), "A:%u:%p", nelem, (const void *)elem);
+	if ((t = kt_canon_find(d, key)))
+		return t;
+	t = kt_canon_add(d, key);
+	t->kind = KT_ARRAY;
+	t->target = elem;
+	t->nelem = nelem;
+	t->size = nelem * elem->size;
+	t->name = arena_printf(d->arena, "%s[%u]", elem->name, nelem);
+	return t;
+}
+
+static const struct ktype *kt_make(struct kdwarf *d, Dwarf_Die *die)
+{
+	switch (dwarf_tag(die)) {
+	case DW_TAG_base_type:
+		return kt_base(d, die);
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+		return kt_tagged(d, die);
+	case DW_TAG_typedef:
+		return kt_typedef(d, die);
+	case DW_TAG_pointer_type:
+		return kt_pointer(d, die);
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+		return kt_qual(d, die);
+	case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type:
+		/* Not part of how SystemTap (or our BTF) names a type. */
+		return kt_of(d, die);
+	case DW_TAG_array_type:
+		return kt_array(d, die, 0);
+	case DW_TAG_subroutine_type:
+		return kt_func(d, die);
+	default:	/* DW_TAG_unspecified_type: the assembler's "void" */
+		return &d->void_type;
+	}
+}
+
+static const struct ktype *kt_get(struct kdwarf *d, Dwarf_Die *die)
+{
+	Dwarf_Off off = dwarf_dieoffset(die);
+	const struct ktype *t = u64map_get(&d->types, off);
+
+	if (t)
+		return t;
+	t = kt_make(d, die);
+	u64map_put(&d->types, off, (void *)t);
+	return t;
+}
+
+/* ------------------------------------------------------ ksrc_ops */
+
+/* Follow DW_AT_abstract_origin to the abstract instance, which lists
+ * every parameter even when this copy lost some.
+ */
+static void abstract_of(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+	int i;
+
+	*out = *die;
+	for (i = 0; i < 8 && dwarf_attr(out, DW_AT_abstract_origin, &a); i++)
+		if (!dwarf_formref_die(&a, out))
+			break;
+}
+
+static int fill_kfunc(struct kdwarf *d, const char *name, Dwarf_Die *die,
+		      struct kfunc *out)
+{
+	Dwarf_Die abs, c;
+	int n = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->name = name;
+	out->file = decl_file(d, die);
+	dwarf_decl_line(die, &out->line);
+	out->ret = kt_of(d, die);
+	abstract_of(die, &abs);
+	if (dwarf_child(&abs, &c))
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+		const char *pname;
+
+		if (tag == DW_TAG_unspecified_parameters) {
+			out->variadic = true;
+			continue;
+		}
+		if (tag != DW_TAG_formal_parameter)
+			continue;
+		if (n == KFUNC_MAX_PARAMS)
+			return -E2BIG;
+		pname = dwarf_diename(&c);
+		out->params[n].name = pname ? pname : "";
+		out->params[n].type = kt_of(d, &c);
+		out->nparams = ++n;
+	} while (!dwarf_siblingof(&c, &c));
+	return 0;
+}
+
+static int op_func(const struct ksrc *s, const char *name, struct kfunc *out)
+{
+	struct kdwarf *d = from_src(s);
+	const struct ix_ent *e = ix_find(d, IX_FUNC, name);
+	Dwarf_Die die;
+
+	if (!e || !ent_die(d, e, &die))
+		return -ENOENT;
+	return fill_kfunc(d, ent_name(d, e), &die, out);
+}
+
+/* Two descriptions of one function: an inline function's abstract DIE
+ * is in every unit that uses it, a clone repeats its origin.  Types are
+ * one ktype each, so pointers compare.  (fs/compat_binfmt_elf.c
+ * includes fs/binfmt_elf.c: same place, other types, two functions.)
+ */
+static bool same_kfunc(const struct kfunc *a, const struct kfunc *b)
+{
+	int i;
+
+	if (a->line != b->line || !a->file || !b->file ||
+	    strcmp(a->file, b->file) || a->ret != b->ret ||
+	    a->nparams != b->nparams || a->variadic != b->variadic)
+		return false;
+	for (i = 0; i < a->nparams; i++)
+		if (a->params[i].type != b->params[i].type ||
+		    strcmp(a->params[i].name, b->params[i].name))
+			return false;
+	return true;
+}
+
+/* Each definition of kind and name once. */
+static int defs_of(struct kdwarf *d, uint32_t kind, const char *name,
+		   void (*cb)(const struct kfunc *f, void *arg), void *arg)
+{
+	size_t len = strlen(name) + 1;
+	size_t i = ix_lower(d, kind, name, len), j, first = i;
+	struct kfunc *seen = NULL;
+	int n = 0;
+
+	for (; i < d->nents && !ent_key_cmp(d, &d->ents[i], kind, name, len);
+	     i++) {
+		Dwarf_Die die;
+		struct kfunc f;
+
+		if (!ent_die(d, &d->ents[i], &die) ||
+		    fill_kfunc(d, ent_name(d, &d->ents[i]), &die, &f))
+			continue;
+		for (j = 0; j < (size_t)n && !same_kfunc(&seen[j], &f); j++)
+			;
+		if (j < (size_t)n)
+			continue;
+		seen = xrealloc(seen, (i - first + 1) * sizeof(*seen));
+		seen[n++] = f;
+		cb(&f, arg);
+	}
+	free(seen);
+	return n;
+}
+
+int kdwarf_func_all(struct kdwarf *d, const char *name,
+		    void (*cb)(const struct kfunc *f, void *arg), void *arg)
+{
+	return defs_of(d, IX_FUNC, name, cb, arg);
+}
+
+int kdwarf_inline_all(struct kdwarf *d, const char *name,
+		      void (*cb)(const struct kfunc *f, void *arg), void *arg)
+{
+	return defs_of(d, IX_INLINE, name, cb, arg);
+}
+
+static int op_funcs_matching(const struct ksrc *s, const char *glob,
+			     void (*cb)(const char *name, void *arg),
+			     void *arg)
+{
+	struct kdwarf *d = from_src(s);
+	size_t plen = strcspn(glob, "*?[\\");
+	size_t i = ix_lower(d, IX_FUNC, glob, plen);
+	const char *last = NULL;
+	int n = 0;
+
+	for (; i < d->nents; i++) {
+		const struct ix_ent *e = &d->ents[i];
+		const char *name = ent_name(d, e);
+
+		if (ent_key_cmp(d, e, IX_FUNC, glob, plen))
+			break;
+		/* Equal names are adjacent and share one string. */
+		if (name == last || !glob_match(glob, name))
+			continue;
+		last = name;
+		cb(name, arg);
+		n++;
+	}
+	return n;
+}
+
+/* C's spellings of base types, as DWARF names them. */
+static const char *base_alias(const char *name)
+{
+	static const char *const alias[][2] = {
+		{ "unsigned", "unsigned int" },
+		{ "signed", "int" },
+		{ "signed int", "int" },
+		{ "long", "long int" },
+		{ "signed long", "long int" },
+		{ "unsigned long", "long unsigned int" },
+		{ "unsigned long int", "long unsigned int" },
+		{ "long long", "long long int" },
+		{ "unsigned long long", "long long unsigned int" },
+		{ "unsigned long long int", "long long unsigned int" },
+		{ "short", "short int" },
+		{ "unsigned short", "short unsigned int" },
+		{ "unsigned short int", "short unsigned int" },
+		{ "bool", "_Bool" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(alias); i++)
+		if (!strcmp(name, alias[i][0]))
+			return alias[i][1];
+	return name;
+}
+
+static const struct ktype *type_named(struct kdwarf *d, const char *name)
+{
+	const struct ix_ent *e = NULL;
+	Dwarf_Die die;
+
+	if (!strncmp(name, "struct ", 7))
+		e = ix_find(d, IX_STRUCT, name + 7);
+	else if (!strncmp(name, "union ", 6))
+		e = ix_find(d, IX_UNION, name + 6);
+	else if (!strncmp(name, "enum ", 5))
+		e = ix_find(d, IX_ENUM, name + 5);
+	else if (!(e = ix_find(d, IX_TYPEDEF, name)))
+		e = ix_find(d, IX_BASE, base_alias(name));
+	if (!e || !ent_die(d, e, &die))
+		return NULL;
+	return kt_get(d, &die);
+}
+
+/* A name as written: "struct file", "size_t", "unsigned long", and
+ * pointers to any of them ("struct file *").
+ */
+static int op_type_by_name(const struct ksrc *s, const char *name,
+			   const struct ktype **out)
+{
+	struct kdwarf *d = from_src(s);
+	char buf[512];
+	size_t n;
+	int stars = 0;
+	const struct ktype *t;
+
+	while (*name == ' ')
+		name++;
+	n = strlen(name);
+	if (n >= sizeof(buf))
+		return -ENOENT;
+	memcpy(buf, name, n + 1);
+	while (n && (buf[n - 1] == ' ' || buf[n - 1] == '*')) {
+		stars += buf[n - 1] == '*';
+		buf[--n] = '\0';
+	}
+	if (!n)
+		return -ENOENT;
+	if (!strcmp(buf, "void"))
+		t = &d->void_type;
+	else if (!(t = type_named(d, buf)))
+		return -ENOENT;
+	while (stars--)
+		t = kt_ptr_to(d, t, NULL);
+	*out = t;
+	return 0;
+}
+
+/* The bit offset of a member from the start of its struct, and whether
+ * it is a bitfield.  DWARF 4+ gives DW_AT_data_bit_offset; DWARF 2/3 a
+ * byte offset and a big-endian-style bit offset in the storage unit.
+ */
+static bool member_bits(Dwarf_Die *m, uint64_t *bits, unsigned int *width)
+{
+	Dwarf_Word loc = 0, w = 0, bo, storage;
+	Dwarf_Attribute a;
+
+	if (die_udata(m, DW_AT_bit_size, &w))
+		*width = (unsigned int)w;
+	else
+		*width = 0;
+	if (die_udata(m, DW_AT_data_bit_offset, &bo)) {
+		*bits = bo;
+		return true;
+	}
+	if (dwarf_attr(m, DW_AT_data_member_location, &a) &&
+	    dwarf_formudata(&a, &loc)) {
+		Dwarf_Op *ops;
+		size_t n;
+
+		/* An expression: DWARF 2's DW_OP_plus_uconst form. */
+		if (dwarf_getlocation(&a, &ops, &n) || n != 1 ||
+		    ops[0].atom != DW_OP_plus_uconst)
+			return false;
+		loc = ops[0].number;
+	}
+	*bits = loc * 8;
+	if (*width && die_udata(m, DW_AT_bit_offset, &bo)) {
+		int sz = dwarf_bytesize(m);
+		Dwarf_Die t;
+
+		if (sz <= 0 && die_ref(m, DW_AT_type, &t))
+			sz = dwarf_bytesize(&t);
+		storage = sz > 0 ? (Dwarf_Word)sz * 8 : 0;
+		*bits += storage - bo - *width;
+	}
+	return true;
+}
+
+static bool shape_die(struct kdwarf *d, const struct ktype *t, int tag1,
+		      int tag2, Dwarf_Die *die)
+{
+	int tag;
+
+	if (!t || t->src != &d->src || !t->handle ||
+	    !dwarf_offdie(d->dw, (Dwarf_Off)t->handle, die))
+		return false;
+	tag = dwarf_tag(die);
+	return tag == tag1 || tag == tag2;
+}
+
+static int op_member_at(const struct ksrc *s, const struct ktype *t, int i,
+			struct kmember *out)
+{
+	struct kdwarf *d = from_src(s);
+	Dwarf_Die die, c;
+	uint64_t bits;
+	unsigned int width;
+
+	if ((t->kind != KT_STRUCT && t->kind != KT_UNION) ||
+	    !shape_die(d, t, DW_TAG_structure_type, DW_TAG_union_type, &die))
+		return -EINVAL;
+	if (dwarf_child(&die, &c))
+		return -ENOENT;
+	do {
+		const char *name;
+
+		if (dwarf_tag(&c) != DW_TAG_member || i--)
+			continue;
+		if (!member_bits(&c, &bits, &width))
+			return -EINVAL;
+		name = dwarf_diename(&c);
+		memset(out, 0, sizeof(*out));
+		out->name = name ? name : "";
+		out->type = kt_of(d, &c);
+		out->offset = bits / 8;
+		/* "u8 x:8" on a byte boundary is a plain u8, as BTF says. */
+		if (width && (bits % 8 || width != out->type->size * 8)) {
+			out->bit_offset = bits % 8;
+			out->bit_size = width;
+		}
+		return 0;
+	} while (!dwarf_siblingof(&c, &c));
+	return -ENOENT;
+}
+
+static const char *op_enum_name(const struct ksrc *s, const struct ktype *t,
+				int64_t value)
+{
+	struct kdwarf *d = from_src(s);
+	uint64_t mask = t->size && t->size < 8 ?
+			(1ULL << (t->size * 8)) - 1 : ~0ULL;
+	Dwarf_Die die, c;
+
+	if (t->kind != KT_ENUM ||
+	    !shape_die(d, t, DW_TAG_enumeration_type, -1, &die) ||
+	    dwarf_child(&die, &c))
+		return NULL;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Sword v;
+
+		if (dwarf_tag(&c) == DW_TAG_enumerator &&
+		    dwarf_attr(&c, DW_AT_const_value, &a) &&
+		    !dwarf_formsdata(&a, &v) &&
+		    (((uint64_t)v ^ (uint64_t)value) & mask) == 0)
+			return dwarf_diename(&c);
+	} while (!dwarf_siblingof(&c, &c));
+	return NULL;
+}
+
+static const struct ksrc_ops kdwarf_ops = {
+	.name = "DWARF",
+	.func = op_func,
+	.funcs_matching = op_funcs_matching,
+	.type_by_name = op_type_by_name,
+	.member_at = op_member_at,
+	.enum_name = op_enum_name,
+};
+
+const struct ksrc *kdwarf_src(struct kdwarf *d)
+{
+	return &d->src;
+}
+
+/* ----------------------------------------------------- line places */
+
+struct place {
+	const char *file;	/* relative, in d's arena */
+	int line;
+	uint64_t addr;
+};
+
+struct places {
+	struct place *v;
+	size_t n, cap;
+};
+
+/* The lowest address of (file, line): each line is reported once. */
+static void places_add(struct places *p, const char *file, int line,
+		       uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->v[i].line == line && !strcmp(p->v[i].file, file)) {
+			if (addr < p->v[i].addr)
+				p->v[i].addr = addr;
+			return;
+		}
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		p->v = xrealloc(p->v, p->cap * sizeof(*p->v));
+	}
+	p->v[p->n].file = file;
+	p->v[p->n].line = line;
+	p->v[p->n].addr = addr;
+	p->n++;
+}
+
+static int place_cmp(const void *pa, const void *pb)
+{
+	const struct place *a = pa, *b = pb;
+
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return strcmp(a->file, b->file);
+}
+
+/* "fs/read_write.c" matches the glob itself and globs of its trailing
+ * components ("read_write.c", "*write.c").
+ */
+static bool file_matches(const char *glob, const char *file)
+{
+	const char *p;
+
+	if (glob_match(glob, file))
+		return true;
+	for (p = strchr(file, '/'); p; p = strchr(p + 1, '/'))
+		if (glob_match(glob, p + 1))
+			return true;
+	return false;
+}
+
+struct ranges {
+	Dwarf_Addr lo[32], hi[32];
+	int n;
+};
+
+static void die_ranges(Dwarf_Die *die, struct ranges *r)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	r->n = 0;
+	while (r->n < (int)ARRAY_SIZE(r->lo) &&
+	       (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		r->lo[r->n] = lo;
+		r->hi[r->n++] = hi;
+	}
+}
+
+static bool in_ranges(const struct ranges *r, Dwarf_Addr a)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++)
+		if (a >= r->lo[i] && a < r->hi[i])
+			return true;
+	return false;
+}
+
+/* The matching line-table rows inside one function, into p.  Rows of
+ * code inlined from other files (headers) only count if their file
+ * matches too.
+ */
+static void func_lines(struct kdwarf *d, Dwarf_Die *fn, const char *glob,
+		       int lo, int hi, struct places *p)
+{
+	const char *own = glob ? NULL : decl_file(d, fn);
+	const char *last_src = NULL, *last_rel = NULL;
+	bool last_ok = false;
+	struct ranges r;
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n, i;
+
+	die_ranges(fn, &r);
+	if (!dwarf_diecu(fn, &cu, NULL, NULL) ||
+	    dwarf_getsrclines(&cu, &lines, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr addr;
+		bool stmt = false, end = false;
+		int line;
+		const char *src;
+
+		if (!l || dwarf_lineaddr(l, &addr) || !in_ranges(&r, addr) ||
+		    dwarf_lineno(l, &line) || line < lo || line > hi ||
+		    dwarf_linebeginstatement(l, &stmt) || !stmt ||
+		    dwarf_lineendsequence(l, &end) || end)
+			continue;
+		src = dwarf_linesrc(l, NULL, NULL);
+		if (!src)
+			continue;
+		if (src != last_src) {	/* one string per file of the CU */
+			last_src = src;
+			last_rel = rel_path(d, fn, src);
+			last_ok = glob ? file_matches(glob, last_rel) :
+				  own && !strcmp(own, last_rel);
+		}
+		if (last_ok)
+			places_add(p, last_rel, line, addr);
+	}
+}
+
+struct lines_ctx {
+	struct kdwarf *d;
+	const char *file_glob;
+	int lo, hi;
+	void (*cb)(const char *func, const char *file, int line,
+		   unsigned long offset, void *arg);
+	void *arg;
+	int n;
+};
+
+static void lines_one(const struct ix_ent *e, void *arg)
+{
+	struct lines_ctx *c = arg;
+	struct kdwarf *d = c->d;
+	struct places p = { NULL, 0, 0 };
+	Dwarf_Die fn;
+	size_t i;
+
+	if (!ent_die(d, e, &fn))
+		return;
+	func_lines(d, &fn, c->file_glob, c->lo, c->hi, &p);
+	if (p.n)
+		qsort(p.v, p.n, sizeof(*p.v), place_cmp);
+	for (i = 0; i < p.n; i++) {
+		const struct ksym *s = sym_at(&d->funcs, p.v[i].addr,
+					      ent_name(d, e));
+
+		if (!s)
+			continue;
+		c->cb(s->name, p.v[i].file, p.v[i].line,
+		      (unsigned long)(p.v[i].addr - s->addr), c->arg);
+		c->n++;
+	}
+	free(p.v);
+}
+
+int kdwarf_lines(struct kdwarf *d, const char *func, const char *file_glob,
+		 int line_lo, int line_hi,
+		 void (*cb)(const char *func, const char *file, int line,
+			    unsigned long offset, void *arg),
+		 void *arg)
+{
+	struct lines_ctx c = { d, file_glob, line_lo, line_hi, cb, arg, 0 };
+
+	syms_load(d);
+	ix_glob(d, IX_FUNC, func, lines_one, &c);
+	return c.n;
+}
+
+/* --------------------------------------------------- inline instances */
+
+struct inl {
+	const char *name;
+	const char *sym;
+	unsigned long offset;
+	const char *file;
+	int line;
+};
+
+struct inl_ctx {
+	struct kdwarf *d;
+	Dwarf_Off *want;	/* abstract DIEs asked for, by offset */
+	size_t nwant, capwant;
+	struct inl *v;
+	size_t n, cap;
+};
+
+static void want_one(const struct ix_ent *e, void *arg)
+{
+	struct inl_ctx *c = arg;
+
+	if (c->nwant == c->capwant) {
+		c->capwant = c->capwant ? c->capwant * 2 : 256;
+		c->want = xrealloc(c->want, c->capwant * sizeof(*c->want));
+	}
+	c->want[c->nwant++] = e->die;
+}
+
+static int off_cmp(const void *pa, const void *pb)
+{
+	Dwarf_Off a = *(const Dwarf_Off *)pa, b = *(const Dwarf_Off *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+static bool wanted(const struct inl_ctx *c, Dwarf_Off off)
+{
+	return c->nwant && bsearch(&off, c->want, c->nwant,
+				   sizeof(*c->want), off_cmp);
+}
+
+static void inl_add(struct inl_ctx *c, Dwarf_Die *inst, Dwarf_Die *abs)
+{
+	struct kdwarf *d = c->d;
+	const struct ksym *s;
+	Dwarf_Addr pc;
+	struct ranges r;
+	struct inl *i;
+
+	if (dwarf_entrypc(inst, &pc)) {
+		die_ranges(inst, &r);
+		if (!r.n)
+			return;
+		pc = r.lo[0];
+	}
+	s = sym_at(&d->funcs, pc, NULL);
+	if (!s)
+		return;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 256;
+		c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
+	}
+	i = &c->v[c->n++];
+	i->name = dwarf_diename(abs);
+	i->sym = s->name;
+	i->offset = (unsigned long)(pc - s->addr);
+	i->file = decl_file(d, abs);
+	i->line = 0;
+	dwarf_decl_line(abs, &i->line);
+}
+
+/* Inlined instances nest in functions, blocks and other instances. */
+static void inl_walk(struct inl_ctx *c, Dwarf_Die *parent, int depth)
+{
+	Dwarf_Die die, abs;
+
+	if (depth > 64 || dwarf_child(parent, &die))
+		return;
+	do {
+		switch (dwarf_tag(&die)) {
+		case DW_TAG_inlined_subroutine:
+			if (die_ref(&die, DW_AT_abstract_origin, &abs) &&
+			    wanted(c, dwarf_dieoffset(&abs)))
+				inl_add(c, &die, &abs);
+			/* fall through */
+		case DW_TAG_lexical_block:
+			inl_walk(c, &die, depth + 1);
+			break;
+		default:
+			break;
+		}
+	} while (!dwarf_siblingof(&die, &die));
+}
+
+/* Walk the functions with code of each unit that holds an abstract DIE
+ * asked for; instances refer to abstract DIEs of their own unit.
+ */
+static void inl_units(struct inl_ctx *c)
+{
+	Dwarf_Off last = (Dwarf_Off)-1;
+	size_t i;
+
+	for (i = 0; i < c->nwant; i++) {
+		Dwarf_Die die, cu, fn;
+
+		if (!dwarf_offdie(c->d->dw, c->want[i], &die) ||
+		    !dwarf_diecu(&die, &cu, NULL, NULL) ||
+		    dwarf_dieoffset(&cu) == last)
+			continue;
+		last = dwarf_dieoffset(&cu);
+		if (dwarf_child(&cu, &fn))
+			continue;
+		do
+			if (dwarf_tag(&fn) == DW_TAG_subprogram &&
+			    has_code(&fn))
+				inl_walk(c, &fn, 0);
+		while (!dwarf_siblingof(&fn, &fn));
+	}
+}
+
+static int inl_cmp(const void *pa, const void *pb)
+{
+	const struct inl *a = pa, *b = pb;
+	int r = strcmp(a->name, b->name);
+
+	if (!r)
+		r = strcmp(a->sym, b->sym);
+	if (!r && a->offset != b->offset)
+		r = a->offset < b->offset ? -1 : 1;
+	return r;
+}
+
+int kdwarf_inlines(struct kdwarf *d, const char *glob,
+		   void (*cb)(const char *name, const char *caller_symbol,
+			      unsigned long offset, const char *file,
+			      int line, void *arg),
+		   void *arg)
+{
+	struct inl_ctx c;
+	size_t i;
+	int n = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.d = d;
+	syms_load(d);
+	ix_glob(d, IX_INLINE, glob, want_one, &c);
+	if (c.nwant)
+		qsort(c.want, c.nwant, sizeof(*c.want), off_cmp);
+	inl_units(&c);
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), inl_cmp);
+	for (i = 0; i < c.n; i++) {
+		if (i && !inl_cmp(&c.v[i], &c.v[i - 1]))
+			continue;
+		cb(c.v[i].name, c.v[i].sym, c.v[i].offset, c.v[i].file,
+		   c.v[i].line, arg);
+		n++;
+	}
+	free(c.want);
+	free(c.v);
+	return n;
+}
+
+/* --------------------------------------------------- variable places */
+
+static const char *const x86_regs[] = {
+	"ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+};
+
+static void unsupported(struct kloc *l, const char *why)
+{
+	memset(l, 0, sizeof(*l));
+	l->kind = KLOC_UNSUPPORTED;
+	l->why = why;
+}
+
+/* A register and an offset from one DW_OP_breg / DW_OP_bregx. */
+static bool op_breg(const Dwarf_Op *op, unsigned int *reg, long *off)
+{
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
+		*reg = op->atom - DW_OP_breg0;
+		*off = (long)(Dwarf_Sword)op->number;
+		return true;
+	}
+	if (op->atom == DW_OP_bregx) {
+		*reg = (unsigned int)op->number;
+		*off = (long)(Dwarf_Sword)op->number2;
+		return true;
+	}
+	return false;
+}
+
+static Dwarf_CFI *get_cfi(struct kdwarf *d)
+{
+	if (!d->cfi_tried) {
+		d->cfi_tried = true;
+		d->cfi = dwarf_getcfi(d->dw);	/* .debug_frame */
+		if (!d->cfi) {
+			d->cfi = dwarf_getcfi_elf(d->elf);	/* .eh_frame */
+			d->cfi_is_eh = d->cfi != NULL;
+		}
+	}
+	return d->cfi;
+}
+
+/* The CFA at pc as register + offset, from the call frame information;
+ * without CFI only a function's first instruction is known: the return
+ * address was just pushed, so the CFA is sp + 8.
+ */
+static bool cfa_at(struct kdwarf *d, Dwarf_Addr pc, Dwarf_Addr entry,
+		   unsigned int *reg, long *off)
+{
+	Dwarf_CFI *cfi = get_cfi(d);
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op *ops;
+	size_t n;
+	bool ok = false;
+
+	if (cfi && !dwarf_cfi_addrframe(cfi, pc, &frame) &&
+	    !dwarf_frame_cfa(frame, &ops, &n) && n == 1)
+		ok = op_breg(&ops[0], reg, off);
+	free(frame);
+	if (!ok && pc == entry) {
+		*reg = 7;
+		*off = 8;
+		ok = true;
+	}
+	return ok;
+}
+
+/* The frame base of fn at pc, as register + offset. */
+static bool frame_base(struct kdwarf *d, Dwarf_Die *fn, Dwarf_Addr pc,
+		       unsigned int *reg, long *off)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+	Dwarf_Addr entry = 0;
+
+	if (!fn || !dwarf_attr(fn, DW_AT_frame_base, &a) ||
+	    dwarf_getlocation_addr(&a, pc, &ops, &n, 1) != 1 || n != 1)
+		return false;
+	if (ops[0].atom == DW_OP_call_frame_cfa) {
+		dwarf_entrypc(fn, &entry);
+		return cfa_at(d, pc, entry, reg, off);
+	}
+	if (op_breg(&ops[0], reg, off))
+		return true;
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+		*reg = ops[0].atom - DW_OP_reg0;
+		*off = 0;
+		return true;
+	}
+	return false;
+}
+
+static bool const_op(const Dwarf_Op *op, int64_t *v)
+{
+	switch (op->atom) {
+	case DW_OP_lit0 ... DW_OP_lit31:
+		*v = op->atom - DW_OP_lit0;
+		return true;
+	case DW_OP_const1u:
+	case DW_OP_const2u:
+	case DW_OP_const4u:
+	case DW_OP_const8u:
+	case DW_OP_constu:
+		*v = (int64_t)op->number;
+		return true;
+	case DW_OP_const1s:
+	case DW_OP_const2s:
+	case DW_OP_const4s:
+	case DW_OP_const8s:
+	case DW_OP_consts:
+		*v = (int64_t)(Dwarf_Sword)op->number;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static const char *static_loc(struct kdwarf *d, Dwarf_Addr addr,
+			      struct kloc *l)
+{
+	const struct ksym *s = sym_at(&d->objs, addr, NULL);
+
+	if (!s)
+		s = sym_at(&d->funcs, addr, NULL);
+	if (!s)
+		return "address outside any symbol";
+	l->kind = KLOC_STATIC;
+	l->symbol = s->name;
+	l->offset = (long)(addr - s->addr);
+	return NULL;
+}
+
+/* What no probe can read without more than this file knows. */
+static const char *expr_blocker(const Dwarf_Op *ops, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		switch (ops[i].atom) {
+		case DW_OP_piece:
+		case DW_OP_bit_piece:
+			return "multi-piece location";
+		case DW_OP_entry_value:
+		case DW_OP_GNU_entry_value:
+			return "value at function entry (DW_OP_entry_value)";
+		case DW_OP_implicit_pointer:
+		case DW_OP_GNU_implicit_pointer:
+			return "implicit pointer";
+		default:
+			break;
+		}
+	return NULL;
+}
+
+static const char *reg_loc(struct kloc *l, enum kloc_kind kind,
+			   unsigned int reg, long off)
+{
+	if (reg >= ARRAY_SIZE(x86_regs))
+		return "not a general register";
+	l->kind = kind;
+	l->dwreg = (int)reg;
+	l->reg = x86_regs[reg];
+	l->offset = off;
+	return NULL;
+}
+
+static const char *implicit_value(Dwarf_Attribute *attr, const Dwarf_Op *op,
+				  struct kloc *l)
+{
+	Dwarf_Block b;
+	size_t i;
+
+	if (dwarf_getlocation_implicit_value(attr, op, &b) || b.length > 8)
+		return "implicit value over 8 bytes";
+	for (i = b.length; i-- > 0;)
+		l->value = (int64_t)((uint64_t)l->value << 8 | b.data[i]);
+	l->kind = KLOC_CONST;
+	return NULL;
+}
+
+/* The few shapes of DWARF expression a probe can use without an
+ * expression evaluator; NULL, or why the expression is not one.
+ */
+static const char *decode_expr(struct kdwarf *d, Dwarf_Attribute *attr,
+			       const Dwarf_Op *ops, size_t n, Dwarf_Die *fn,
+			       Dwarf_Addr pc, struct kloc *l)
+{
+	bool value = n == 2 && ops[1].atom == DW_OP_stack_value;
+	enum kloc_kind mem = value ? KLOC_REG_VALUE : KLOC_MEM;
+	const char *why = expr_blocker(ops, n);
+	unsigned int reg;
+	long off;
+
+	if (why)
+		return why;
+	if (n == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+		return reg_loc(l, KLOC_REG, ops[0].atom - DW_OP_reg0, 0);
+	if (n == 1 && ops[0].atom == DW_OP_regx)
+		return reg_loc(l, KLOC_REG, (unsigned int)ops[0].number, 0);
+	if ((n == 1 || value) && op_breg(&ops[0], &reg, &off))
+		return reg_loc(l, mem, reg, off);
+	if ((n == 1 || value) && ops[0].atom == DW_OP_fbreg) {
+		if (!frame_base(d, fn, pc, &reg, &off))
+			return "frame base unknown at this pc";
+		return reg_loc(l, mem, reg,
+			       off + (long)(Dwarf_Sword)ops[0].number);
+	}
+	if (n == 1 && ops[0].atom == DW_OP_addr)
+		return static_loc(d, ops[0].number, l);
+	if (value && const_op(&ops[0], &l->value)) {
+		l->kind = KLOC_CONST;
+		return NULL;
+	}
+	if (n == 1 && ops[0].atom == DW_OP_implicit_value)
+		return implicit_value(attr, &ops[0], l);
+	return "DWARF expression too complex";
+}
+
+static void const_value(Dwarf_Attribute *a, struct kloc *l)
+{
+	Dwarf_Sword v;
+	Dwarf_Block b;
+	size_t i;
+
+	memset(l, 0, sizeof(*l));
+	l->kind = KLOC_CONST;
+	if (!dwarf_formsdata(a, &v)) {
+		l->value = v;
+	} else if (!dwarf_formblock(a, &b) && b.length <= 8) {
+		for (i = b.length; i-- > 0;)
+			l->value = (int64_t)((uint64_t)l->value << 8 |
+					     b.data[i]);
+	} else {
+		unsupported(l, "constant value over 8 bytes");
+	}
+}
+
+static void var_loc(struct kdwarf *d, Dwarf_Die *var, Dwarf_Die *fn,
+		    Dwarf_Addr pc, struct kloc *l)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	const char *why = NULL;
+	size_t n;
+	int r;
+
+	memset(l, 0, sizeof(*l));
+	l->kind = KLOC_OPTIMIZED;
+	if (dwarf_attr(var, DW_AT_location, &a)) {
+		r = dwarf_getlocation_addr(&a, pc, &ops, &n, 1);
+		if (r < 0)
+			why = "unreadable location";
+		else if (r > 0 && n > 0)
+			why = decode_expr(d, &a, ops, n, fn, pc, l);
+		if (why)
+			unsupported(l, why);
+	} else if (dwarf_attr_integrate(var, DW_AT_const_value, &a)) {
+		const_value(&a, l);
+	}
+}
+
+struct vars_ctx {
+	struct kdwarf *d;
+	Dwarf_Die *fn;		/* the out-of-line function, for its frame */
+	Dwarf_Addr pc;
+	void (*cb)(const char *name, const struct ktype *type,
+		   const struct kloc *loc, bool is_param, void *arg);
+	void *arg;
+	int n;
+};
+
+static void report_var(struct vars_ctx *c, Dwarf_Die *v, bool is_param)
+{
+	const char *name = die_name(v);
+	struct kloc loc;
+
+	if (!name || die_flag(v, DW_AT_declaration))
+		return;
+	var_loc(c->d, v, c->fn, c->pc, &loc);
+	c->cb(name, kt_of(c->d, v), &loc, is_param, c->arg);
+	c->n++;
+}
+
+/* The child of scope that stands for the abstract parameter p. */
+static bool concrete_of(Dwarf_Die *scope, Dwarf_Die *p, Dwarf_Die *out)
+{
+	Dwarf_Off want = dwarf_dieoffset(p);
+	Dwarf_Die abs;
+
+	if (dwarf_child(scope, out))
+		return false;
+	do
+		if (dwarf_tag(out) == DW_TAG_formal_parameter &&
+		    die_ref(out, DW_AT_abstract_origin, &abs) &&
+		    dwarf_dieoffset(&abs) == want)
+			return true;
+	while (!dwarf_siblingof(out, out));
+	return false;
+}
+
+/* A function's parameters in declaration order, which is the abstract
+ * instance's: the children of an inlined or cloned copy come in any
+ * order, and a parameter with no child there is optimized out.
+ */
+static void scope_params(struct vars_ctx *c, Dwarf_Die *scope)
+{
+	Dwarf_Die abs, p, conc;
+
+	abstract_of(scope, &abs);
+	if (dwarf_child(&abs, &p))
+		return;
+	do {
+		if (dwarf_tag(&p) != DW_TAG_formal_parameter)
+			continue;
+		if (dwarf_dieoffset(&abs) == dwarf_dieoffset(scope))
+			report_var(c, &p, true);
+		else if (concrete_of(scope, &p, &conc))
+			report_var(c, &conc, true);
+		else
+			report_var(c, &p, true);	/* no location: gone */
+	} while (!dwarf_siblingof(&p, &p));
+}
+
+static void scope_locals(struct vars_ctx *c, Dwarf_Die *scope)
+{
+	Dwarf_Die v;
+
+	if (dwarf_child(scope, &v))
+		return;
+	do
+		if (dwarf_tag(&v) == DW_TAG_variable)
+			report_var(c, &v, false);
+	while (!dwarf_siblingof(&v, &v));
+}
+
+/* func + offset as an address: an ELF symbol, else a DWARF function
+ * (one whose only copies are clones, "foo.isra.0", has no symbol foo).
+ */
+static bool func_pc(struct kdwarf *d, const char *func, unsigned long off,
+		    Dwarf_Addr *pc)
+{
+	const struct ksym *s = sym_by_name(&d->funcs, func);
+	const struct ix_ent *e;
+	Dwarf_Die die;
+
+	if (s) {
+		*pc = s->addr + off;
+		return true;
+	}
+	e = ix_find(d, IX_FUNC, func);
+	if (!e || !ent_die(d, e, &die) || dwarf_entrypc(&die, pc))
+		return false;
+	*pc += off;
+	return true;
+}
+
+#define MAX_SCOPES 64
+
+/* The scopes holding pc, outermost first: the out-of-line function, then
+ * the blocks and inlined instances nested in it.  libdw's
+ * dwarf_getscopes() goes from an inlined instance to the scopes of its
+ * abstract definition instead, which loses the function whose frame
+ * the code runs in.
+ */
+static int scope_chain(struct kdwarf *d, Dwarf_Addr pc, Dwarf_Die *chain)
+{
+	Dwarf_Die cu, die;
+	int n = 0;
+
+	if (!dwarf_addrdie(d->dw, pc, &cu) || dwarf_child(&cu, &die))
+		return 0;
+	do
+		if (dwarf_tag(&die) == DW_TAG_subprogram &&
+		    dwarf_haspc(&die, pc) == 1)
+			chain[n++] = die;
+	while (!n && !dwarf_siblingof(&die, &die));
+	while (n && n < MAX_SCOPES && !dwarf_child(&chain[n - 1], &die)) {
+		bool found = false;
+
+		do {
+			int tag = dwarf_tag(&die);
+
+			if ((tag == DW_TAG_lexical_block ||
+			     tag == DW_TAG_inlined_subroutine) &&
+			    dwarf_haspc(&die, pc) == 1) {
+				chain[n++] = die;
+				found = true;
+			}
+		} while (!found && !dwarf_siblingof(&die, &die));
+		if (!found)
+			break;
+	}
+	return n;
+}
+
+int kdwarf_vars_at(struct kdwarf *d, const char *func, unsigned long offset,
+		   void (*cb)(const char *name, const struct ktype *type,
+			      const struct kloc *loc, bool is_param,
+			      void *arg),
+		   void *arg)
+{
+	struct vars_ctx c = { d, NULL, 0, cb, arg, 0 };
+	Dwarf_Die *chain;
+	int i, n;
+
+	syms_load(d);
+	if (!func_pc(d, func, offset, &c.pc))
+		return -ENOENT;
+	chain = xmalloc(MAX_SCOPES * sizeof(*chain));
+	n = scope_chain(d, c.pc, chain);
+	if (!n) {
+		free(chain);
+		return -ENOENT;
+	}
+	c.fn = &chain[0];
+	for (i = n - 1; i >= 0; i--) {
+		int tag = dwarf_tag(&chain[i]);
+
+		if (tag != DW_TAG_lexical_block) {
+			scope_params(&c, &chain[i]);
+			scope_locals(&c, &chain[i]);
+			break;
+		}
+		scope_locals(&c, &chain[i]);
+	}
+	free(chain);
+	return c.n;
+}
+
+/* ------------------------------------------------------ load, free */
+
+struct kdwarf *kdwarf_load(const char *kver, const char *cachedir,
+			   char **err)
+{
+	struct kdwarf *d;
+	char *path;
+
+	if (err)
+		*err = NULL;
+	if (!kver || !*kver || strchr(kver, '/') || kver[0] == '.') {
+		set_err(err, "invalid kernel release '%s'", kver ? kver : "");
+		return NULL;
+	}
+	if (asprintf(&path, DEBUG_ROOT "/vmlinux-%s", kver) < 0) {
+		set_err(err, "out of memory");
+		return NULL;
+	}
+	d = xmalloc(sizeof(*d));
+	memset(d, 0, sizeof(*d));
+	d->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d->fd < 0) {
+		if (errno == ENOENT)
+			set_err(err, "no kernel debuginfo: install "
+				"linux-image-%s-dbg", kver);
+		else
+			set_err(err, "cannot open %s: %s", path,
+				strerror(errno));
+		goto fail;
+	}
+	elf_version(EV_CURRENT);
+	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
+	d->dw = d->elf ? dwarf_begin_elf(d->elf, DWARF_C_READ, NULL) : NULL;
+	if (!d->dw) {
+		set_err(err, "%s: no DWARF: %s", path, dwarf_errmsg(-1));
+		goto fail;
+	}
+	d->src.ops = &kdwarf_ops;
+	d->arena = arena_new();
+	d->void_type.kind = KT_VOID;
+	d->void_type.name = "void";
+	d->void_type.src = &d->src;
+	ix_load(d, kver, cachedir);
+	free(path);
+	return d;
+fail:
+	free(path);
+	kdwarf_free(d);
+	return NULL;
+}
+
+void kdwarf_free(struct kdwarf *d)
+{
+	if (!d)
+		return;
+	if (d->cfi && d->cfi_is_eh)
+		dwarf_cfi_end(d->cfi);
+	if (d->dw)
+		dwarf_end(d->dw);
+	if (d->elf)
+		elf_end(d->elf);
+	if (d->fd >= 0)
+		close(d->fd);
+	if (d->blob) {
+		free(d->blob);
+	} else {
+		free(d->ents);
+		free(d->strtab);
+	}
+	free(d->types.slots);
+	free(d->canon.slots);
+	free(d->funcs.syms);
+	free(d->funcs.by_name);
+	free(d->objs.syms);
+	free(d->objs.by_name);
+	arena_free(d->arena);
+	free(d);
+}

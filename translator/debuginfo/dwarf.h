@@ -1,0 +1,108 @@
+/* dwarf.h - kernel types, functions, lines, inline instances and variable
+ * locations from the DWARF of the kernel's -dbg package, through libdw.
+ * Types and functions are offered through the ktype.h interface, spelled
+ * exactly as the BTF source spells them; the rest is what only DWARF
+ * knows and statement, .inline and $local probes need.
+ */
+#ifndef TAPIR_DEBUGINFO_DWARF_H
+#define TAPIR_DEBUGINFO_DWARF_H
+
+#include "debuginfo/ktype.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct kdwarf;	/* opaque: libdw handles, the name index, the type cache */
+
+/* Open /usr/lib/debug/boot/vmlinux-KVER.  Finding names needs an index
+ * of the whole .debug_info, which takes about a second to build; it is
+ * kept in CACHEDIR/dwarf/KVER.idx (cachedir may be NULL: no cache) and
+ * rebuilt when the vmlinux build-id changes.  On failure returns NULL and, if
+ * err is not NULL, a malloc'd message in *err for the caller to free().
+ */
+struct kdwarf *kdwarf_load(const char *kver, const char *cachedir,
+			   char **err);
+void kdwarf_free(struct kdwarf *d);
+
+/* The ktype.h view; it lives as long as d. */
+const struct ksrc *kdwarf_src(struct kdwarf *d);
+
+/* Every out-of-line definition of the function name: static functions
+ * that share a name in several files, as `stap -L` lists them (copies
+ * with the same place and signature, such as clones, count once).  The
+ * first is the one the func op returns.  Returns the number reported.
+ */
+int kdwarf_func_all(struct kdwarf *d, const char *name,
+		    void (*cb)(const struct kfunc *f, void *arg), void *arg);
+
+/* The same for the definitions of name that were inlined somewhere,
+ * which kernel.function("name").inline probes, with or without an
+ * out-of-line copy.
+ */
+int kdwarf_inline_all(struct kdwarf *d, const char *name,
+		      void (*cb)(const struct kfunc *f, void *arg),
+		      void *arg);
+
+/* Statement probe places: for each out-of-line function matching the
+ * glob func, each line in [line_lo, line_hi] of a file matching
+ * file_glob (NULL: the function's own declaring file; a glob also
+ * matches the trailing components of a path) that has code in the
+ * function, the lowest is_stmt address of that line, reported as the
+ * ELF symbol holding it and an offset from it (a ".cold" part gets its
+ * own symbol).  Lines without code are not reported.  Returns the number
+ * reported, or a negative errno.
+ */
+int kdwarf_lines(struct kdwarf *d, const char *func, const char *file_glob,
+		 int line_lo, int line_hi,
+		 void (*cb)(const char *func, const char *file, int line,
+			    unsigned long offset, void *arg),
+		 void *arg);
+
+/* Every inlined instance of the functions matching glob, as the entry
+ * pc of its DW_TAG_inlined_subroutine: the ELF symbol of the function it
+ * was inlined into and the offset from it.  file:line is where the
+ * inlined function is declared (what `stap -L ... .inline` prints), not
+ * the call site.  Sorted by name, symbol, offset.  Returns the number
+ * reported, or a negative errno.
+ */
+int kdwarf_inlines(struct kdwarf *d, const char *glob,
+		   void (*cb)(const char *name, const char *caller_symbol,
+			      unsigned long offset, const char *file,
+			      int line, void *arg),
+		   void *arg);
+
+/* Where a variable is at one pc, in terms a kprobe handler can read. */
+enum kloc_kind {
+	KLOC_OPTIMIZED,		/* no location at this pc */
+	KLOC_REG,		/* in register reg */
+	KLOC_MEM,		/* in memory at reg + offset */
+	KLOC_REG_VALUE,		/* the value is reg + offset itself */
+	KLOC_STATIC,		/* in memory at symbol + offset */
+	KLOC_CONST,		/* the value is value */
+	KLOC_UNSUPPORTED,	/* why says what is in the way */
+};
+
+struct kloc {
+	enum kloc_kind kind;
+	const char *reg;	/* pt_regs field: "di", "sp", "r12" */
+	int dwreg;		/* its DWARF number */
+	long offset;		/* KLOC_MEM, KLOC_REG_VALUE, KLOC_STATIC */
+	const char *symbol;	/* KLOC_STATIC */
+	int64_t value;		/* KLOC_CONST */
+	const char *why;	/* KLOC_UNSUPPORTED: "multi-piece location" */
+};
+
+/* The parameters and locals in scope at func (an ELF symbol, or a DWARF
+ * function name) + offset, innermost scope first, each scope in
+ * declaration order, up to and including the innermost function (an
+ * inlined instance counts as one).  A shadowed name comes twice: the
+ * first is the one C would see.  Returns the number reported, -ENOENT
+ * when func is unknown or has no DWARF scope at that offset.
+ */
+int kdwarf_vars_at(struct kdwarf *d, const char *func, unsigned long offset,
+		   void (*cb)(const char *name, const struct ktype *type,
+			      const struct kloc *loc, bool is_param,
+			      void *arg),
+		   void *arg);
+
+#endif
