@@ -56,6 +56,7 @@ static const char *_stp_kprobe_why(int rc)
 static int _stp_kprobe_register_one(struct stp_kprobe *k)
 {
 	k->krp.kp.symbol_name = k->symbol;
+	k->krp.kp.offset = k->offset;
 	if (!k->ret) {
 		k->krp.kp.pre_handler = _stp_kprobe_pre;
 		return register_kprobe(&k->krp.kp);
@@ -111,10 +112,37 @@ int _stp_kprobes_register(struct stp_kprobe *k, int n)
 	return 0;
 }
 
+/* In batches: each unregistration waits for an RCU grace period, and
+ * the batch calls wait once for all of their probes.
+ */
 void _stp_kprobes_unregister(struct stp_kprobe *k, int n)
 {
-	int i;
+	struct kprobe **kps;
+	struct kretprobe **krps;
+	int i, nk = 0, nr = 0;
 
-	for (i = 0; i < n; i++)
-		_stp_kprobe_unregister_one(&k[i]);
+	kps = kcalloc(n ? n : 1, sizeof(*kps), GFP_KERNEL);
+	krps = kcalloc(n ? n : 1, sizeof(*krps), GFP_KERNEL);
+	if (!kps || !krps) {
+		kfree(kps);
+		kfree(krps);
+		for (i = 0; i < n; i++)
+			_stp_kprobe_unregister_one(&k[i]);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (!k[i].registered)
+			continue;
+		if (k[i].ret)
+			krps[nr++] = &k[i].krp;
+		else
+			kps[nk++] = &k[i].krp.kp;
+		k[i].registered = false;
+	}
+	if (nk)
+		unregister_kprobes(kps, nk);
+	if (nr)
+		unregister_kretprobes(krps, nr);
+	kfree(kps);
+	kfree(krps);
 }

@@ -11,6 +11,7 @@ struct stp_kprobe {
 	const struct stp_probe *probe;
 	const struct stp_probe *entry;	/* .return: saves @entry values */
 	const char *symbol;		/* "vfs_read", "ext4:ext4_foo" */
+	unsigned long offset;		/* from symbol: a statement probe */
 	size_t data_size;		/* .return: size of the saved values */
 	int maxactive;			/* .return: 0 = the kernel's default */
 	bool ret;			/* a kretprobe */

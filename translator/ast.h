@@ -188,6 +188,7 @@ struct probe_point {
 	bool sufficient;		/* ! */
 	struct expr *cond;		/* if (cond), or NULL */
 	struct loc loc;
+	void *prov_data;		/* from a provider's expand to build */
 };
 
 /* A probe or a probe alias as written. */

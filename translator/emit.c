@@ -950,7 +950,15 @@ static void gen_tbase(struct emitter *em, struct strbuf *o,
 		sb_printf(o, "%s = (u64)c->regs->%s; ", v, r->reg);
 		break;
 	case TRB_MEM:
-		sb_printf(o, "%s = c->regs->sp + %ld; ", a, r->sp_off);
+		sb_printf(o, "%s = c->regs->%s + (%ldL); ", a, r->reg,
+			  r->sp_off);
+		break;
+	case TRB_REGVAL:
+		sb_printf(o, "%s = (u64)(c->regs->%s + (%ldL)); ", v, r->reg,
+			  r->sp_off);
+		break;
+	case TRB_CONSTV:
+		sb_printf(o, "%s = (u64)%" PRId64 "LL; ", v, r->value);
 		break;
 	case TRB_RETURN:
 		sb_printf(o, "%s = (u64)regs_return_value(c->regs); ", v);
@@ -1203,8 +1211,10 @@ static void gen_tlist(struct emitter *em, struct strbuf *o,
 		const char *a = arena_printf(em->s->arena, "__a%d", n);
 		const char *v = arena_printf(em->s->arena, "__v%d", n);
 
-		sb_printf(o, "_stp_pp_cat(%s, \"%s%s=\"); ", buf, i ? " " : "",
-			  r->list_names[i]);
+		sb_printf(o, "_stp_pp_cat(%s, \"%s%s=%s\"); ", buf,
+			  i ? " " : "", r->list_names[i], t ? "" : "?");
+		if (!t)
+			continue;	/* not available at this address */
 		sb_printf(o, "{ unsigned long %s = 0; u64 %s = 0; (void)%s; "
 			  "(void)%s; ", a, v, a, v);
 		gen_tbase(em, o, e, t, a, v);

@@ -4,6 +4,7 @@
  */
 #include "target.h"
 #include "debuginfo/btf.h"
+#include "debuginfo/dwarf.h"
 #include "debuginfo/tracepoints.h"
 #include "diag.h"
 #include "kbuild.h"
@@ -15,11 +16,50 @@
 
 struct kernel_types {
 	struct kbtf *btf;
-	const struct ksrc *src;
-	bool failed;
+	struct kdwarf *dw;
+	const struct ksrc *src;		/* DWARF when there, else BTF */
+	bool failed, btf_failed;
 	struct ktp_catalog *tp;
 	bool tp_failed;
+	struct vec exported;		/* Module.symvers names, sorted */
+	bool exported_loaded;
 };
+
+/* Which source: TAPIR_KERNEL_TYPES=btf or =dwarf forces one (the tests
+ * run scripts from each); otherwise DWARF when the kernel's -dbg package
+ * is installed, else BTF.
+ */
+static const char *wanted_source(struct session *s)
+{
+	const char *env = getenv("TAPIR_KERNEL_TYPES");
+	char *path;
+	bool have;
+
+	if (env && (!strcmp(env, "btf") || !strcmp(env, "dwarf")))
+		return env;
+	path = arena_printf(s->arena, "/usr/lib/debug/boot/vmlinux-%s",
+			    s->kernel_vr);
+	have = file_exists(path);
+	return have ? "dwarf" : "btf";
+}
+
+static struct kbtf *load_btf(struct prov_ctx *c, struct loc loc)
+{
+	struct session *s = c->s;
+	struct kernel_types *kt = s->ktypes;
+	char *err = NULL;
+
+	if (kt->btf || kt->btf_failed)
+		return kt->btf;
+	kt->btf = kbtf_load(s->kernel_vr, kbuild_cache_dir(s), &err);
+	if (!kt->btf) {
+		kt->btf_failed = true;
+		prov_error(c, loc, "no type information (BTF) for kernel %s: "
+			   "%s", s->kernel_vr, err ? err : "?");
+		free(err);
+	}
+	return kt->btf;
+}
 
 const struct ksrc *target_kernel_types(struct prov_ctx *c, struct loc loc)
 {
@@ -31,23 +71,38 @@ const struct ksrc *target_kernel_types(struct prov_ctx *c, struct loc loc)
 		kt = xmalloc(sizeof(*kt));
 		memset(kt, 0, sizeof(*kt));
 		s->ktypes = kt;
-		kt->btf = s->kernel_vr ? kbtf_load(s->kernel_vr,
-				kbuild_cache_dir(s), &err) : NULL;
-		if (!s->kernel_vr)
-			err = xstrdup("no target kernel release");
-		if (kt->btf) {
+		if (!s->kernel_vr) {
+			kt->failed = true;
+			prov_error(c, loc, "no type information: no target "
+				   "kernel release");
+			return NULL;
+		}
+		if (!strcmp(wanted_source(s), "dwarf")) {
+			kt->dw = kdwarf_load(s->kernel_vr, kbuild_cache_dir(s),
+					     &err);
+			if (kt->dw) {
+				kt->src = kdwarf_src(kt->dw);
+			} else {
+				kt->failed = true;
+				prov_error(c, loc, "%s", err ? err : "?");
+				free(err);
+				return NULL;
+			}
+		} else if (load_btf(c, loc)) {
 			kt->src = kbtf_src(kt->btf);
 		} else {
 			kt->failed = true;
-			prov_error(c, loc, "no type information for kernel %s: "
-				   "%s", s->kernel_vr, err ? err : "?");
-			free(err);
 			return NULL;
 		}
 	}
 	if (kt->failed)
 		c->errors++;
 	return kt->src;
+}
+
+struct kdwarf *target_kernel_dwarf(struct prov_ctx *c, struct loc loc)
+{
+	return target_kernel_types(c, loc) ? c->s->ktypes->dw : NULL;
 }
 
 const char *target_source_name(struct session *s)
@@ -57,7 +112,54 @@ const char *target_source_name(struct session *s)
 
 struct kbtf *target_kernel_btf(struct prov_ctx *c, struct loc loc)
 {
-	return target_kernel_types(c, loc) ? c->s->ktypes->btf : NULL;
+	if (!target_kernel_types(c, loc))
+		return NULL;
+	return load_btf(c, loc);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The kernel's own exported symbols, from Module.symvers. */
+bool target_exported(struct prov_ctx *c, struct loc loc, const char *name)
+{
+	struct kernel_types *kt = c->s->ktypes;
+	struct arena *a = c->s->arena;
+	char *path, *text, *line, *save;
+
+	if (!kt)
+		return false;
+	if (!kt->exported_loaded) {
+		kt->exported_loaded = true;
+		path = arena_printf(a, "/lib/modules/%s/build/Module.symvers",
+				    c->s->kernel_vr);
+		text = read_file(path, NULL);
+		if (!text) {
+			prov_error(c, loc, "cannot read %s for .exported",
+				   path);
+			return false;
+		}
+		for (line = strtok_r(text, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char *f1 = strchr(line, '\t'), *f2;
+
+			f2 = f1 ? strchr(f1 + 1, '\t') : NULL;
+			/* CRC, symbol, module: only vmlinux's own */
+			if (!f2 || strncmp(f2 + 1, "vmlinux\t", 8))
+				continue;
+			vec_push(a, &kt->exported, arena_strndup(a, f1 + 1,
+				 (size_t)(f2 - f1 - 1)));
+		}
+		free(text);
+		if (kt->exported.n)
+			qsort(kt->exported.items, (size_t)kt->exported.n,
+			      sizeof(void *), cmp_name);
+	}
+	return kt->exported.n && bsearch(&name, kt->exported.items,
+					 (size_t)kt->exported.n,
+					 sizeof(void *), cmp_name);
 }
 
 struct ktp_catalog *target_tracepoints(struct prov_ctx *c, struct loc loc)
@@ -88,6 +190,7 @@ void target_session_free(struct session *s)
 		return;
 	ktp_free(s->ktypes->tp);
 	kbtf_free(s->ktypes->btf);
+	kdwarf_free(s->ktypes->dw);
 	free(s->ktypes);
 	s->ktypes = NULL;
 }
@@ -148,6 +251,7 @@ struct tref *target_param(struct prov_ctx *c, const struct kfunc *f, int i,
 		} else {
 			if (k == i) {
 				r->base = TRB_MEM;
+				r->reg = "sp";
 				r->sp_off = stack;
 			}
 			stack += 8 * (long)words;

@@ -11,7 +11,9 @@
 
 enum tref_base {
 	TRB_REG,	/* the value is in pt_regs field reg */
-	TRB_MEM,	/* the value is in memory at regs->sp + sp_off */
+	TRB_MEM,	/* the value is in memory at regs->reg + sp_off */
+	TRB_REGVAL,	/* the value is regs->reg + sp_off itself */
+	TRB_CONSTV,	/* the value is the constant value */
 	TRB_RETURN,	/* $return: regs->ax */
 	TRB_CAST,	/* @cast(e->a, ...): the object at that address */
 	TRB_LIST,	/* $$parms / $$vars / $$locals / $$return */
@@ -41,6 +43,7 @@ struct tref {
 	enum tref_base base;
 	const char *reg;		/* TRB_REG: "di" ...; TRB_STRING */
 	int argno;			/* TRB_TARG */
+	int64_t value;			/* TRB_CONSTV */
 	long sp_off;			/* TRB_MEM */
 	const struct ktype *type;	/* of the base */
 	const struct ktype *final;	/* after the member/index steps */
@@ -81,6 +84,14 @@ const struct ksrc *target_kernel_types(struct prov_ctx *c, struct loc loc);
 
 /* The name of the type source in use ("BTF", "DWARF"), or NULL. */
 const char *target_source_name(struct session *s);
+
+/* The kernel's DWARF when it is the type source, else NULL (and no
+ * error: the caller says what needs it).
+ */
+struct kdwarf *target_kernel_dwarf(struct prov_ctx *c, struct loc loc);
+
+/* Whether name is exported by the kernel (its Module.symvers). */
+bool target_exported(struct prov_ctx *c, struct loc loc, const char *name);
 
 /* The kernel's BTF itself (for tracepoint types), or NULL. */
 struct kbtf *target_kernel_btf(struct prov_ctx *c, struct loc loc);

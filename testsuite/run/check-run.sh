@@ -260,12 +260,20 @@ build_one()
 	local k=$1 name=$2 bdir=$tmp/$1/build/$2 key cdir rc
 	local script=$here/$2.stp
 
+	local types dbg=no
 	mkdir -p "$bdir"
 	cp "$script" "$bdir/$name.stp"
 	split_words args "$(header args "$script")"
 	split_words sargs "$(header script-args "$script")"
+	types=$(header types "$script")
+	[ -f "/usr/lib/debug/boot/vmlinux-$k" ] && dbg=yes
+	# "types: dwarf" tests run where the kernel's debuginfo is
+	if [ "$types" = dwarf ] && [ $dbg = no ]; then
+		echo na >"$bdir/status"
+		return
+	fi
 	key=$( {
-		echo "$thash ${khash[$k]} $k $name"
+		echo "$thash ${khash[$k]} $k $name dbg=$dbg"
 		printf '%s\n' ${args[@]+"${args[@]}"} -- \
 			${sargs[@]+"${sargs[@]}"}
 		cat "$script"
@@ -276,7 +284,8 @@ build_one()
 		echo cached >"$bdir/status"
 		return
 	fi
-	(cd "$bdir" && TAPIR_WERROR=1 exec timeout 600 "$stap" -p4 -r "$k" -m "t_$name" \
+	(cd "$bdir" && TAPIR_KERNEL_TYPES=$types TAPIR_WERROR=1 \
+		exec timeout 600 "$stap" -p4 -r "$k" -m "t_$name" \
 		${args[@]+"${args[@]}"} "$name.stp" ${sargs[@]+"${sargs[@]}"} \
 		</dev/null >build.out 2>build.err)
 	rc=$?
@@ -418,6 +427,9 @@ check_one()
 	local script=$here/$1.stp expect=$here/$1.expect
 	lab="$(label "$kver")/$name"
 
+	# not for this kernel (no debuginfo): dwarf_coverage checks that
+	# some kernel ran it
+	[ "$(cat "$tmp/$kver/build/$name/status")" = na ] && return
 	if [ "$(cat "$tmp/$kver/build/$name/status")" = failed ]; then
 		tap_result notok "$lab (stap -p4 failed)" \
 			   "$tmp/$kver/build/$name/build.log"
@@ -493,8 +505,10 @@ run_kernel()
 {
 	local name boot=1 d todo=() rest t0=$SECONDS
 	for name in "${tests[@]}"; do
-		[ "$(cat "$tmp/$kver/build/$name/status")" = failed ] ||
-			todo+=("$name")
+		case $(cat "$tmp/$kver/build/$name/status") in
+		failed | na) ;;
+		*) todo+=("$name") ;;
+		esac
 	done
 	while [ ${#todo[@]} -gt 0 ] && [ $boot -le $max_boots ]; do
 		d=$tmp/$kver/boot$boot
@@ -659,8 +673,25 @@ main()
 			done
 		fi
 	done
+	dwarf_coverage
 	echo "# total: $SECONDS s"
 	finish
+}
+
+# A "types: dwarf" test that no kernel could run (no -dbg package
+# anywhere) is a failure, not a skip.
+dwarf_coverage()
+{
+	local name k ran
+	for name in "${tests[@]}"; do
+		[ "$(header types "$here/$name.stp")" = dwarf ] || continue
+		ran=
+		for k in "${kvers[@]}"; do
+			[ "$(cat "$tmp/$k/build/$name/status")" = na ] || ran=1
+		done
+		[ -n "$ran" ] && continue
+		tap_result notok "$name: needs kernel debuginfo for one of the kernels (scripts/setup-deps --dbg installs linux-image-KVER-dbg for 6.1)"
+	done
 }
 
 main "$@"

@@ -11,22 +11,40 @@
 #include "../provider.h"
 #include "../session.h"
 #include "../target.h"
+#include "../debuginfo/dwarf.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A variable DWARF places at the probe's address. */
+struct kvar {
+	const char *name;
+	const struct ktype *type;
+	struct kloc loc;
+	bool is_param;
+};
+
+/* An inline instance, handed from expand to build. */
+struct kinline {
+	const char *caller;
+	unsigned long offset;
+};
+
 /* What pass 3 needs for one probe. */
 struct kfn {
 	const char *sym;		/* function symbol */
+	unsigned long offset;		/* from sym: statement, inline */
 	const char *module;		/* NULL: the kernel itself */
 	bool ret;			/* .return */
 	int64_t maxactive;		/* 0: the kernel's default */
 	bool typed;			/* kernel./module(): types known */
 	const char *src_name;		/* the type source that lacks it */
 	bool must;			/* a registration failure is an error */
+	bool at_entry;			/* parameters by the calling convention */
 	struct kfunc sig;
+	struct vec vars;		/* struct kvar *, from DWARF */
 };
 
 static const char *comp_str(const struct probe_point *pp, const char *f)
@@ -43,22 +61,6 @@ static bool is_kprobe_family(const struct probe_point *pp)
 	return !strcmp(c->functor, "kprobe");
 }
 
-/* The suffixes that only debuginfo can serve. */
-static const char *const dwarf_only[] = {
-	"inline", "label", "callee", "callees", "statement", "nearest",
-	"absolute",
-};
-
-static const char *needs_dwarf(const struct probe_point *pp)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(dwarf_only); i++)
-		if (pp_comp_of(pp, intern(dwarf_only[i])))
-			return dwarf_only[i];
-	return NULL;
-}
-
 static void dwarf_error(struct prov_ctx *c, const struct probe_point *pp,
 			const char *what)
 {
@@ -67,74 +69,81 @@ static void dwarf_error(struct prov_ctx *c, const struct probe_point *pp,
 		   c->s->kernel_vr);
 }
 
+/* FUNC[@FILE][:LINE|:LO-HI|:*|+REL] */
+struct spec {
+	const char *func;
+	const char *file;		/* NULL: any */
+	bool lines;			/* a line part was given */
+	int lo, hi;
+	int rel;			/* +REL: lines after the declaration */
+};
+
+static bool parse_spec(struct arena *a, const char *text, struct spec *sp)
+{
+	const char *at = strchr(text, '@');
+	const char *colon = strchr(at ? at : text, ':');
+	const char *end;
+	char *rest;
+
+	memset(sp, 0, sizeof(*sp));
+	if (!colon)
+		colon = strchr(at ? at : text, '+');
+	end = at ? at : colon ? colon : text + strlen(text);
+	sp->func = arena_strndup(a, text, (size_t)(end - text));
+	if (at)
+		sp->file = arena_strndup(a, at + 1, (size_t)((colon ? colon :
+					 text + strlen(text)) - at - 1));
+	if (!colon)
+		return *sp->func != '\0';
+	sp->lines = true;
+	if (*colon == '+') {
+		sp->rel = (int)strtol(colon + 1, &rest, 10);
+		return !*rest && sp->rel > 0 && !has_wildcard(sp->func);
+	}
+	if (!strcmp(colon + 1, "*")) {
+		sp->lo = 1;
+		sp->hi = 1 << 30;
+		return true;
+	}
+	sp->lo = (int)strtol(colon + 1, &rest, 10);
+	sp->hi = sp->lo;
+	if (*rest == '-')
+		sp->hi = (int)strtol(rest + 1, &rest, 10);
+	return !*rest && sp->lo > 0 && sp->hi >= sp->lo;
+}
+
+/* A declaring file matches FILE as given or with any leading dirs. */
+static bool file_matches(struct arena *a, const char *glob, const char *file)
+{
+	if (!glob)
+		return true;
+	if (!file)
+		return false;
+	return glob_match(glob, file) ||
+	       glob_match(arena_printf(a, "*/%s", glob), file);
+}
+
 /* ------------------------------------------------------------ expand */
 
 struct collect {
 	struct prov_ctx *c;
 	const struct probe_point *pp;
-	const struct pp_comp *fcomp;
+	const struct pp_comp *fcomp;	/* the component that names it */
 	struct vec *out;
-	struct vec *exported;		/* sorted names, or NULL */
+	const struct ksrc *src;
+	struct kdwarf *dw;
+	struct spec spec;
+	bool exported;
+	bool many;			/* from a pattern */
 };
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Exported symbols of the target kernel, from its Module.symvers. */
-static struct vec *exported_symbols(struct prov_ctx *c, struct loc loc)
-{
-	static struct vec syms;
-	static const struct session *for_session;
-	char *path, *text, *line, *save;
-
-	if (for_session == c->s)
-		return &syms;
-	memset(&syms, 0, sizeof(syms));
-	for_session = c->s;
-	path = arena_printf(c->s->arena, "/lib/modules/%s/build/Module.symvers",
-			    c->s->kernel_vr);
-	text = read_file(path, NULL);
-	if (!text) {
-		prov_error(c, loc, "cannot read %s for .exported", path);
-		return &syms;
-	}
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *f1 = strchr(line, '\t'), *f2;
-
-		if (!f1)
-			continue;
-		f2 = strchr(f1 + 1, '\t');
-		if (!f2)
-			continue;
-		/* CRC, symbol, module: only the kernel's own (vmlinux) */
-		if (strncmp(f2 + 1, "vmlinux\t", 8))
-			continue;
-		vec_push(c->s->arena, &syms, arena_strndup(c->s->arena, f1 + 1,
-				(size_t)(f2 - f1 - 1)));
-	}
-	free(text);
-	if (syms.n)
-		qsort(syms.items, (size_t)syms.n, sizeof(void *), cmp_name);
-	return &syms;
-}
-
-static bool is_exported(struct vec *syms, const char *name)
-{
-	return syms->n && bsearch(&name, syms->items, (size_t)syms->n,
-				  sizeof(void *), cmp_name);
-}
-
-static void push_point(struct collect *k, const char *name)
+/* The user's point with the function component's argument replaced. */
+static struct probe_point *push_point(struct collect *k, const char *arg)
 {
 	struct arena *a = k->c->s->arena;
 	struct probe_point *np;
 	int i;
 
-	if (k->exported && !is_exported(k->exported, name))
-		return;
 	np = arena_alloc(a, sizeof(*np));
 	*np = *k->pp;
 	memset(&np->comps, 0, sizeof(np->comps));
@@ -147,100 +156,227 @@ static void push_point(struct collect *k, const char *name)
 			struct expr *s = arena_alloc(a, sizeof(*s));
 
 			*s = *oc->arg;
-			s->str = arena_strdup(a, name);
+			s->str = arena_strdup(a, arg);
 			nc->arg = s;
 		}
 		vec_push(a, &np->comps, nc);
 	}
 	/* one of many: failing to register it is not an error */
-	np->optional = has_wildcard(k->fcomp->arg->str);
+	np->optional = k->many;
 	vec_push(a, k->out, np);
+	return np;
 }
 
-static void collect_cb(const char *name, void *arg)
+static void line_cb(const char *func, const char *file, int line,
+		    unsigned long offset, void *arg)
 {
-	push_point(arg, name);
+	struct collect *k = arg;
+
+	(void)offset;
+	push_point(k, arena_printf(k->c->s->arena, "%s@%s:%d", func, file,
+				   line));
+}
+
+static void func_cb(const char *name, void *arg)
+{
+	struct collect *k = arg;
+	struct kfunc f;
+
+	if (k->exported && !target_exported(k->c, k->pp->loc, name))
+		return;
+	if (k->spec.file && (k->src->ops->func(k->src, name, &f) ||
+			     !file_matches(k->c->s->arena, k->spec.file,
+					   f.file)))
+		return;
+	if (k->spec.lines) {
+		int lo = k->spec.lo, hi = k->spec.hi;
+
+		if (k->spec.rel) {
+			if (k->src->ops->func(k->src, name, &f) || !f.line)
+				return;
+			lo = hi = f.line + k->spec.rel;
+		}
+		kdwarf_lines(k->dw, name, k->spec.file, lo, hi, line_cb, k);
+		return;
+	}
+	push_point(k, name);
+}
+
+static void inline_cb(const char *name, const char *caller,
+		      unsigned long offset, const char *file, int line,
+		      void *arg)
+{
+	struct collect *k = arg;
+	struct kinline *in = arena_alloc(k->c->s->arena, sizeof(*in));
+	struct probe_point *np;
+
+	(void)line;
+	if (!file_matches(k->c->s->arena, k->spec.file, file))
+		return;
+	in->caller = arena_strdup(k->c->s->arena, caller);
+	in->offset = offset;
+	np = push_point(k, name);
+	np->prov_data = in;
+	np->optional = true;	/* one copy of many */
 }
 
 static int kfn_expand(struct prov_ctx *c, const struct probe_point *pp,
 		      struct vec *out)
 {
-	struct collect k = { c, pp, pp_comp_of(pp, intern("function")), out,
-			     NULL };
-	const struct ksrc *src;
-	const char *spec = comp_str(pp, "function");
-	const char *dw = needs_dwarf(pp);
+	struct collect k = { c, pp, NULL, out, NULL, NULL, { 0 }, false,
+			     false };
+	const char *text;
+	bool stmt = pp_comp_of(pp, intern("statement")) != NULL;
 
-	if (dw && !strcmp(dw, "absolute")) {
+	if (pp_comp_of(pp, intern("absolute"))) {
 		prov_error(c, pp->loc, "probes on absolute addresses are not "
 			   "supported yet");
 		return -1;
 	}
-	if (dw) {
-		dwarf_error(c, pp, arena_printf(c->s->arena, "'.%s'", dw));
-		return -1;
-	}
-	if (!k.fcomp || !spec) {
-		dwarf_error(c, pp, "a function given by address");
-		return -1;
-	}
-	if (strpbrk(spec, "@:+")) {
-		dwarf_error(c, pp, arena_printf(c->s->arena, "function "
-			    "\"%s\" (a source file or line)", spec));
+	k.fcomp = pp_comp_of(pp, intern(stmt ? "statement" : "function"));
+	text = comp_str(pp, stmt ? "statement" : "function");
+	if (!text) {
+		prov_error(c, pp->loc, "probes on addresses are not supported "
+			   "yet: name the function");
 		return -1;
 	}
 	if (is_kprobe_family(pp)) {
-		if (has_wildcard(spec)) {
+		if (has_wildcard(text) || strpbrk(text, "@:+")) {
 			prov_error(c, k.fcomp->arg->loc, "kprobe.function "
 				   "takes a symbol name, not a pattern: use "
-				   "kernel.function(\"%s\")", spec);
+				   "kernel.function(\"%s\")", text);
 			return -1;
 		}
-		push_point(&k, spec);
+		push_point(&k, text);
 		return 1;
 	}
 	if (comp_str(pp, "module")) {
 		/* module types: not yet; exact names only */
-		if (has_wildcard(spec) || has_wildcard(comp_str(pp, "module"))) {
+		if (has_wildcard(text) || strpbrk(text, "@:+") ||
+		    has_wildcard(comp_str(pp, "module"))) {
 			prov_error(c, pp->loc, "module function patterns are "
 				   "not supported yet: name one function of "
 				   "one module");
 			return -1;
 		}
-		push_point(&k, spec);
+		push_point(&k, text);
 		return 1;
 	}
-	src = target_kernel_types(c, pp->loc);
-	if (!src)
+	if (!parse_spec(c->s->arena, text, &k.spec)) {
+		prov_error(c, k.fcomp->arg->loc, "bad function pattern '%s': "
+			   "expected FUNCTION[@FILE][:LINE|:FIRST-LAST|:*]",
+			   text);
 		return -1;
-	if (pp_comp_of(pp, intern("exported")))
-		k.exported = exported_symbols(c, pp->loc);
-	if (!has_wildcard(spec)) {
-		struct kfunc f;
-
-		/* Not every symbol has a BTF record (the __x64_sys_*
-		 * wrappers have none): such a function is probed by its
-		 * symbol, untyped, and the kernel says at start whether it
-		 * exists.
-		 */
-		(void)f;
-		push_point(&k, spec);
+	}
+	k.src = target_kernel_types(c, pp->loc);
+	if (!k.src)
+		return -1;
+	k.dw = target_kernel_dwarf(c, pp->loc);
+	if (!k.dw && (k.spec.file || k.spec.lines || stmt ||
+		      pp_comp_of(pp, intern("inline")) ||
+		      pp_comp_of(pp, intern("label")) ||
+		      pp_comp_of(pp, intern("callee")) ||
+		      pp_comp_of(pp, intern("callees")))) {
+		dwarf_error(c, pp, arena_printf(c->s->arena, "'%s'",
+						pp_text(c->s->arena, pp)));
+		return -1;
+	}
+	if (pp_comp_of(pp, intern("label")) ||
+	    pp_comp_of(pp, intern("callee")) ||
+	    pp_comp_of(pp, intern("callees"))) {
+		prov_error(c, pp->loc, ".label and .callee probes are not "
+			   "supported yet");
+		return -1;
+	}
+	if (stmt && !k.spec.lines) {
+		prov_error(c, k.fcomp->arg->loc, "kernel.statement needs a "
+			   "line: \"FUNCTION@FILE:LINE\"");
+		return -1;
+	}
+	k.exported = pp_comp_of(pp, intern("exported")) != NULL;
+	k.many = has_wildcard(k.spec.func) || k.spec.file || k.spec.lines;
+	if (pp_comp_of(pp, intern("inline"))) {
+		kdwarf_inlines(k.dw, k.spec.func, inline_cb, &k);
 		return out->n;
 	}
-	src->ops->funcs_matching(src, spec, collect_cb, &k);
+	if (!has_wildcard(k.spec.func) && !k.spec.file && !k.spec.lines) {
+		/* Not every symbol has a type record (BTF has none for
+		 * the __x64_sys_* wrappers): such a function is probed by
+		 * its symbol, untyped, and the kernel says at start
+		 * whether it exists.
+		 */
+		if (!k.exported || target_exported(c, pp->loc, k.spec.func))
+			push_point(&k, k.spec.func);
+		return out->n;
+	}
+	if (has_wildcard(k.spec.func))
+		k.src->ops->funcs_matching(k.src, k.spec.func, func_cb, &k);
+	else
+		func_cb(k.spec.func, &k);
+	if (!out->n && !c->optional && !c->quiet && k.spec.lines)
+		prov_error(c, k.fcomp->arg->loc, "no line of '%s' has code",
+			   text);
 	return out->n;
 }
 
 /* ------------------------------------------------------------- build */
 
+static void var_cb(const char *name, const struct ktype *type,
+		   const struct kloc *loc, bool is_param, void *arg)
+{
+	struct prov_ctx *c = ((void **)arg)[0];
+	struct kfn *k = ((void **)arg)[1];
+	struct kvar *v = arena_alloc(c->s->arena, sizeof(*v));
+
+	v->name = arena_strdup(c->s->arena, name);
+	v->type = type;
+	v->loc = *loc;
+	v->is_param = is_param;
+	vec_push(c->s->arena, &k->vars, v);
+}
+
+static void first_line_cb(const char *func, const char *file, int line,
+			  unsigned long offset, void *arg)
+{
+	struct kfn *k = arg;
+
+	(void)file;
+	(void)line;
+	if (k->sym)
+		return;
+	k->sym = func;
+	k->offset = offset;
+}
+
+/* A line probe: where FUNC@FILE:LINE is. */
+static int build_line(struct prov_ctx *c, struct kfn *k, struct kdwarf *dw,
+		      const struct spec *sp, struct loc loc)
+{
+	void *args[2] = { c, k };
+
+	k->sym = NULL;
+	kdwarf_lines(dw, sp->func, sp->file, sp->lo, sp->lo, first_line_cb, k);
+	if (!k->sym) {
+		prov_error(c, loc, "no code at %s@%s:%d", sp->func,
+			   sp->file ? sp->file : "*", sp->lo);
+		return -1;
+	}
+	k->sym = arena_strdup(c->s->arena, k->sym);
+	kdwarf_vars_at(dw, sp->func, k->offset, var_cb, args);
+	return 0;
+}
+
 static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 {
 	const struct probe_point *pp = dp->pp;
 	struct kfn *k = arena_alloc(c->s->arena, sizeof(*k));
+	bool stmt = pp_comp_of(pp, intern("statement")) != NULL;
+	const char *text = comp_str(pp, stmt ? "statement" : "function");
 	const struct ksrc *src;
+	struct kdwarf *dw;
+	struct spec sp;
 
 	dp->priv = k;
-	k->sym = comp_str(pp, "function");
 	k->module = comp_str(pp, "module");
 	k->ret = pp_comp_of(pp, intern("return")) != NULL;
 	k->typed = !is_kprobe_family(pp) && !k->module;
@@ -252,14 +388,39 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 		prov_error(c, pp->loc, "maxactive must be between 1 and 4096");
 		return -1;
 	}
-	if (!k->typed)
+	if (!k->typed) {
+		k->sym = text;
 		return 0;
+	}
+	if (!parse_spec(c->s->arena, text, &sp))
+		return -1;
+	k->sym = sp.func;
 	src = target_kernel_types(c, pp->loc);
 	if (!src)
 		return -1;
-	if (src->ops->func(src, k->sym, &k->sig))
-		k->typed = false;	/* symbol only */
 	k->src_name = src->ops->name;
+	dw = target_kernel_dwarf(c, pp->loc);
+	if (pp->prov_data) {
+		const struct kinline *in = pp->prov_data;
+		void *args[2] = { c, k };
+
+		k->sym = in->caller;
+		k->offset = in->offset;
+		kdwarf_vars_at(dw, in->caller, in->offset, var_cb, args);
+		return 0;
+	}
+	if (sp.lines)
+		return dw ? build_line(c, k, dw, &sp, pp->loc) : -1;
+	k->at_entry = true;
+	if (src->ops->func(src, k->sym, &k->sig)) {
+		k->typed = false;	/* symbol only */
+		return 0;
+	}
+	if (dw) {
+		void *args[2] = { c, k };
+
+		kdwarf_vars_at(dw, k->sym, 0, var_cb, args);
+	}
 	return 0;
 }
 
@@ -271,14 +432,55 @@ static bool is_list_name(const char *n)
 	       !strcmp(n, "$$locals") || !strcmp(n, "$$return");
 }
 
-/* $$parms and friends: every named parameter (or the return value),
- * each its own tref with no steps.
+/* Where DWARF says v is, or NULL (and why) when it is not there. */
+static struct tref *tref_of_var(struct prov_ctx *c, const struct kvar *v,
+				const char **why)
+{
+	struct tref *r = arena_alloc(c->s->arena, sizeof(*r));
+
+	r->type = r->final = v->type;
+	r->reg = v->loc.reg;
+	r->sp_off = v->loc.offset;
+	switch (v->loc.kind) {
+	case KLOC_REG:
+		r->base = TRB_REG;
+		break;
+	case KLOC_MEM:
+		r->base = TRB_MEM;
+		r->in_mem = true;
+		break;
+	case KLOC_REG_VALUE:
+		r->base = TRB_REGVAL;
+		break;
+	case KLOC_CONST:
+		r->base = TRB_CONSTV;
+		r->value = v->loc.value;
+		break;
+	case KLOC_OPTIMIZED:
+		*why = "optimized out at this address";
+		return NULL;
+	case KLOC_STATIC:
+		*why = "a static variable, which is not supported yet";
+		return NULL;
+	default:
+		*why = v->loc.why ? v->loc.why : "location not supported";
+		return NULL;
+	}
+	return r;
+}
+
+/* $$parms and friends: every named parameter, local (or the return
+ * value), each its own tref with no steps; NULL for one that is not
+ * available at the address (printed as name=?).
  */
 static int bind_list(struct prov_ctx *c, struct kfn *k, struct expr *e)
 {
 	struct arena *a = c->s->arena;
 	struct tref *r = arena_alloc(a, sizeof(*r));
-	int i;
+	bool parms = strcmp(e->name, "$$locals") != 0;
+	bool locals = strcmp(e->name, "$$parms") != 0;
+	int i, max = KFUNC_MAX_PARAMS + k->vars.n + 1;
+	const char *why;
 
 	if (e->comps.n || e->addressof) {
 		prov_error(c, e->loc, "'%s' cannot take members, indexes or "
@@ -286,16 +488,16 @@ static int bind_list(struct prov_ctx *c, struct kfn *k, struct expr *e)
 		return -1;
 	}
 	r->base = TRB_LIST;
-	r->list = arena_alloc(a, sizeof(*r->list) * (KFUNC_MAX_PARAMS + 1));
-	r->list_names = arena_alloc(a, sizeof(*r->list_names) *
-				    (KFUNC_MAX_PARAMS + 1));
+	r->list = arena_alloc(a, sizeof(*r->list) * (size_t)max);
+	r->list_names = arena_alloc(a, sizeof(*r->list_names) * (size_t)max);
+	e->tref = r;
 	if (!strcmp(e->name, "$$return")) {
 		if (!k->ret) {
 			prov_error(c, e->loc, "$$return is only available in "
 				   ".return probes");
 			return -1;
 		}
-		if (k->sig.ret->kind != KT_VOID) {
+		if (k->sig.ret && k->sig.ret->kind != KT_VOID) {
 			struct tref *t = arena_alloc(a, sizeof(*t));
 
 			t->base = TRB_RETURN;
@@ -303,26 +505,75 @@ static int bind_list(struct prov_ctx *c, struct kfn *k, struct expr *e)
 			r->list_names[0] = "return";
 			r->list[r->nlist++] = t;
 		}
-	} else if (strcmp(e->name, "$$locals")) {
-		/* no locals without DWARF: $$vars is $$parms */
-		for (i = 0; i < k->sig.nparams; i++) {
-			struct tref *t;
-
-			if (!*k->sig.params[i].name)
-				continue;
-			t = target_param(c, &k->sig, i, e->loc);
-			if (!t) {
-				c->errors--;	/* left out, not an error */
-				continue;
-			}
-			t->final = t->type;
-			t->in_mem = t->base == TRB_MEM;
-			r->list_names[r->nlist] = k->sig.params[i].name;
-			r->list[r->nlist++] = t;
-		}
+		return 0;
 	}
-	e->tref = r;
+	for (i = 0; parms && k->at_entry && i < k->sig.nparams; i++) {
+		struct tref *t;
+
+		if (!*k->sig.params[i].name)
+			continue;
+		t = target_param(c, &k->sig, i, e->loc);
+		if (!t)
+			c->errors--;	/* shown as name=?, not an error */
+		else
+			t->final = t->type;
+		if (t)
+			t->in_mem = t->base == TRB_MEM;
+		r->list_names[r->nlist] = k->sig.params[i].name;
+		r->list[r->nlist++] = t;
+	}
+	for (i = 0; i < k->vars.n; i++) {
+		const struct kvar *v = k->vars.items[i];
+
+		if (v->is_param ? !parms || k->at_entry : !locals)
+			continue;
+		r->list_names[r->nlist] = v->name;
+		r->list[r->nlist++] = tref_of_var(c, v, &why);
+	}
 	return 0;
+}
+
+/* $name from what DWARF placed at a statement or inline instance, or
+ * a local at a function's entry.  1 if found (bound or reported).
+ */
+static int bind_var(struct prov_ctx *c, struct kfn *k, struct expr *e,
+		    int *rc)
+{
+	const char *why = NULL;
+	struct tref *r;
+	int i;
+
+	for (i = 0; i < k->vars.n; i++) {
+		const struct kvar *v = k->vars.items[i];
+
+		if (strcmp(v->name, e->name + 1) ||
+		    (k->at_entry && v->is_param))
+			continue;
+		r = tref_of_var(c, v, &why);
+		if (!r) {
+			prov_error(c, e->loc, "'%s' is not available: %s",
+				   e->name, why);
+			*rc = -1;
+		} else {
+			*rc = target_bind(c, e, r);
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static void list_alternatives(struct strbuf *sb, const struct kfn *k)
+{
+	int i;
+
+	if (k->at_entry)
+		target_list_params(sb, &k->sig);
+	for (i = 0; i < k->vars.n; i++) {
+		const struct kvar *v = k->vars.items[i];
+
+		if (!(k->at_entry && v->is_param))
+			sb_printf(sb, " $%s:%s", v->name, ktype_name(v->type));
+	}
 }
 
 /* A .return probe reads parameters as they were at entry: the whole
@@ -350,7 +601,7 @@ static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 {
 	struct kfn *k = dp->priv;
 	struct tref *r;
-	int i;
+	int i, rc = 0;
 
 	if (!k->typed && k->src_name) {
 		prov_error(c, e->loc, "no type information for kernel "
@@ -392,18 +643,22 @@ static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 		r->type = k->sig.ret;
 		return target_bind(c, e, r);
 	}
-	for (i = 0; i < k->sig.nparams; i++)
+	if (bind_var(c, k, e, &rc)) {
+		if (!rc && k->ret && !c->at_entry)
+			snapshot(c, dp, e);
+		return rc;
+	}
+	for (i = 0; k->at_entry && i < k->sig.nparams; i++)
 		if (*k->sig.params[i].name &&
 		    !strcmp(k->sig.params[i].name, e->name + 1))
 			break;
-	if (i == k->sig.nparams) {
+	if (!k->at_entry || i == k->sig.nparams) {
 		struct strbuf sb;
 
 		sb_init(&sb);
-		target_list_params(&sb, &k->sig);
-		prov_error(c, e->loc, "unable to find parameter '%s' of kernel "
-			   "function '%s' (alternatives:%s)", e->name, k->sym,
-			   sb.buf ? sb.buf : " none");
+		list_alternatives(&sb, k);
+		prov_error(c, e->loc, "unable to find '%s' at %s (alternatives:"
+			   "%s)", e->name, dp->name, sb.buf ? sb.buf : " none");
 		sb_free(&sb);
 		return -1;
 	}
@@ -441,9 +696,9 @@ static void kfn_list_vars(const struct derived_probe *dp, struct strbuf *sb)
 
 	if (!k->typed)
 		return;
-	if (k->ret && k->sig.ret->kind != KT_VOID)
+	if (k->ret && k->sig.ret && k->sig.ret->kind != KT_VOID)
 		sb_printf(sb, " $return:%s", ktype_name(k->sig.ret));
-	target_list_params(sb, &k->sig);
+	list_alternatives(sb, k);
 }
 
 /* ------------------------------------------------------------ pass 3 */
@@ -470,6 +725,8 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 			  "\t\t.probe = %s,\n", k->module ? k->module : "",
 			  k->module ? ":" : "", k->sym,
 			  emit_probe_ref(em, dp));
+		if (k->offset)
+			sb_printf(d, "\t\t.offset = %#lx,\n", k->offset);
 		if (k->ret)
 			sb_puts(d, "\t\t.ret = true,\n");
 		if (k->must)
@@ -505,24 +762,11 @@ static const char *const kfn_patterns[] = {
 	NULL
 };
 
-static int kfn_build_checked(struct prov_ctx *c, struct derived_probe *dp)
-{
-	const struct probe_point *pp = dp->pp;
-	const struct pp_comp *f = pp_comp_of(pp, intern("function"));
-
-	if (!f || f->arg->kind != EX_STR) {
-		dwarf_error(c, pp, arena_printf(c->s->arena, "'%s'",
-						dp->name));
-		return -1;
-	}
-	return kfn_build(c, dp);
-}
-
 const struct provider kfunc_provider = {
 	.name = "kernel.function",
 	.patterns = kfn_patterns,
 	.expand = kfn_expand,
-	.build = kfn_build_checked,
+	.build = kfn_build,
 	.resolve_target = kfn_resolve_target,
 	.resolve_entry = kfn_resolve_entry,
 	.list_vars = kfn_list_vars,
