@@ -2,40 +2,6 @@
  * and the handlers that run their probes.
  */
 
-static int _stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
-{
-	struct stp_kprobe *k = container_of(kp, struct stp_kprobe, krp.kp);
-
-	_stp_probe_run(k->probe, regs, STAP_SESSION_RUNNING);
-	return 0;
-}
-
-static struct stp_kprobe *_stp_kprobe_of(struct kretprobe_instance *ri)
-{
-	return container_of(get_kretprobe(ri), struct stp_kprobe, krp);
-}
-
-/* Non-zero keeps the return handler from running for this call: the
- * values it would read were not saved.
- */
-static int _stp_kretprobe_entry(struct kretprobe_instance *ri,
-				struct pt_regs *regs)
-{
-	struct stp_kprobe *k = _stp_kprobe_of(ri);
-
-	return _stp_probe_run_ri(k->entry, regs, ri, STAP_SESSION_RUNNING) ?
-	       1 : 0;
-}
-
-static int _stp_kretprobe_ret(struct kretprobe_instance *ri,
-			      struct pt_regs *regs)
-{
-	struct stp_kprobe *k = _stp_kprobe_of(ri);
-
-	_stp_probe_run_ri(k->probe, regs, ri, STAP_SESSION_RUNNING);
-	return 0;
-}
-
 static const char *_stp_kprobe_why(int rc)
 {
 	switch (rc) {
@@ -55,17 +21,16 @@ static const char *_stp_kprobe_why(int rc)
 
 static int _stp_kprobe_register_one(struct stp_kprobe *k)
 {
+	/* the module set the handlers; the kernel's own fields are reset
+	 * for a registration after an earlier one
+	 */
 	k->krp.kp.symbol_name = k->symbol;
 	k->krp.kp.offset = k->offset;
-	if (!k->ret) {
-		k->krp.kp.pre_handler = _stp_kprobe_pre;
+	k->krp.kp.addr = NULL;
+	k->krp.kp.flags = 0;
+	if (!k->ret)
 		return register_kprobe(&k->krp.kp);
-	}
-	k->krp.handler = _stp_kretprobe_ret;
-	if (k->entry) {
-		k->krp.entry_handler = _stp_kretprobe_entry;
-		k->krp.data_size = k->data_size;
-	}
+	k->krp.data_size = k->data_size;
 	if (k->maxactive)
 		k->krp.maxactive = k->maxactive;
 	return register_kretprobe(&k->krp);

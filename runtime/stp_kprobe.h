@@ -6,10 +6,13 @@
 
 #include <linux/kprobes.h>
 
+/* The module fills in the handlers: krp.kp.pre_handler for an entry
+ * probe, krp.handler (and krp.entry_handler when values are saved at
+ * entry) for a return probe.
+ */
 struct stp_kprobe {
 	struct kretprobe krp;		/* krp.kp alone for entry probes */
 	const struct stp_probe *probe;
-	const struct stp_probe *entry;	/* .return: saves @entry values */
 	const char *symbol;		/* "vfs_read", "ext4:ext4_foo" */
 	unsigned long offset;		/* from symbol: a statement probe */
 	size_t data_size;		/* .return: size of the saved values */

@@ -96,9 +96,10 @@ int _stp_probe_run_ri(const struct stp_probe *p, struct pt_regs *regs,
 void _stp_probe_run_tp(const struct stp_probe *p, const u64 *args);
 
 /* Global locks: trylock with bounded retries (MAXTRYLOCK x
- * TRYLOCKDELAY us); false means the probe must be skipped.
+ * TRYLOCKDELAY us); false means the probe must be skipped.  The first
+ * try is inline (stp_probe_inline.h), the retries are not.
  */
-bool _stp_read_trylock(rwlock_t *l);
-bool _stp_write_trylock(rwlock_t *l);
+bool _stp_read_trylock_slow(rwlock_t *l);
+bool _stp_write_trylock_slow(rwlock_t *l);
 
 #endif

@@ -15,5 +15,6 @@
 #include "stp_transport.h"
 #include "stp_kprobe.h"
 #include "stp_tracepoint.h"
+#include "stp_probe_inline.h"
 
 #endif

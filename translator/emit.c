@@ -2160,7 +2160,10 @@ static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
 
 	em->b = b;
 	em->depth = 1;
-	sb_printf(&b->text, "/* probe %s */\nstatic void %s(struct context "
+	/* inline into the probe's own callback where it has one (kprobes,
+	 * tracepoints): a hit then makes no call at all
+	 */
+	sb_printf(&b->text, "/* probe %s */\nstatic inline void %s(struct context "
 		  "*c)\n{\n", dp->name, cn);
 	line(em, "struct %s *l = &c->probe_locals.p%d;", b->locals_type,
 	     dp->index);
@@ -2238,9 +2241,19 @@ static bool lock_expr_cb(struct elab_walk *w, struct expr *e)
 
 		if (lv->kind == EX_INDEX)
 			lv = lv->a;
-		if (e->op && !strcmp(e->op, "<<<"))
+		if (e->op && !strcmp(e->op, "<<<")) {
+			int i;
+
+			/* the statistic itself is only added to (shared);
+			 * walking into it would count as an extraction
+			 */
 			lock_mark(lw, lv, true);
-		else if (lv->kind == EX_SYM && lv->var && lv->var->is_global) {
+			if (e->a->kind == EX_INDEX)
+				for (i = 0; i < e->a->args.n; i++)
+					elab_walk_expr(w, e->a->args.items[i]);
+			elab_walk_expr(w, e->b);
+			return false;
+		} else if (lv->kind == EX_SYM && lv->var && lv->var->is_global) {
 			int i = global_index(lw->em->s, lv->var);
 
 			if (i >= 0)
@@ -2297,6 +2310,61 @@ static void lock_walk_func(struct lock_walk *lw, struct func *f)
 		if (g->body)
 			elab_walk_stmt(&lw->w, g->body);
 	}
+}
+
+/* Whether a probe's handler can write to the print buffer: a print, or
+ * embedded C (which may), in it or in a function it calls.
+ */
+struct print_walk {
+	struct elab_walk w;
+	struct emitter *em;
+	struct vec seen;
+	bool prints;
+};
+
+static void print_walk_func(struct print_walk *pw, struct func *f)
+{
+	struct func *g;
+	int i;
+
+	for (g = f; g && !pw->prints; g = g->next_overload) {
+		for (i = 0; i < pw->seen.n; i++)
+			if (pw->seen.items[i] == g)
+				break;
+		if (i < pw->seen.n)
+			continue;
+		vec_push(pw->em->s->arena, &pw->seen, g);
+		if (g->code)
+			pw->prints = true;
+		else if (g->body)
+			elab_walk_stmt(&pw->w, g->body);
+	}
+}
+
+static bool print_expr_cb(struct elab_walk *w, struct expr *e)
+{
+	struct print_walk *pw = (struct print_walk *)w;
+
+	if (e->kind == EX_PRINT || e->kind == EX_EMBEDDED)
+		pw->prints = true;
+	else if (e->kind == EX_CALL && e->func)
+		print_walk_func(pw, e->func);
+	return !pw->prints;
+}
+
+bool emit_probe_may_print(struct emitter *em, struct derived_probe *dp)
+{
+	struct print_walk pw = { { print_expr_cb, NULL, NULL }, em, { 0 },
+				 false };
+	int i;
+
+	elab_walk_stmt(&pw.w, dp->body);
+	for (i = 0; i < dp->entry_exprs.n && !pw.prints; i++)
+		elab_walk_expr(&pw.w, ((struct expr *)
+				       dp->entry_exprs.items[i])->a);
+	if (dp->cond)
+		elab_walk_expr(&pw.w, dp->cond);
+	return pw.prints;
 }
 
 static void gen_locks(struct emitter *em, struct derived_probe *dp)

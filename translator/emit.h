@@ -30,5 +30,7 @@ const char *emit_probe_ref(struct emitter *em, const struct derived_probe *dp);
 void emit_error(struct emitter *em, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 struct session *emit_session(struct emitter *em);
+/* Whether dp's handler can print (spares the flush when not). */
+bool emit_probe_may_print(struct emitter *em, struct derived_probe *dp);
 
 #endif

@@ -1,6 +1,7 @@
 /* util.c - arenas, string interning, vectors and small helpers.
  * Everything here is host-side and single-threaded.
  */
+#define _GNU_SOURCE
 #include "util.h"
 
 #include <errno.h>
@@ -371,4 +372,16 @@ bool file_exists(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0;
+}
+
+void err_set(char **err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
 }

@@ -62,6 +62,11 @@ void sb_indent(struct strbuf *sb, int depth);
 
 /* mkdir -p: true when the directory exists afterwards. */
 bool mkdir_p(const char *path);
+/* *err = a malloc'd message for the caller to free (if err is not
+ * NULL): how loaders report why they failed.
+ */
+void err_set(char **err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 bool file_exists(const char *path);
 
 /* Read a whole file; returns a malloc'd NUL-terminated buffer or NULL. */

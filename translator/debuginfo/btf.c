@@ -40,20 +40,6 @@ struct kbtf_name {
 	__u32 id;
 };
 
-static void set_err(char **err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void set_err(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-}
 
 
 /* ------------------------------------------------ finding the payload */
@@ -149,17 +135,17 @@ static char *decompress(const char *image, size_t off,
 
 	in = open(image, O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
-		set_err(err, "%s: %s", image, strerror(errno));
+		err_set(err, "%s: %s", image, strerror(errno));
 		return NULL;
 	}
 	if (lseek(in, (off_t)off, SEEK_SET) < 0 || pipe2(pfd, O_CLOEXEC)) {
-		set_err(err, "%s: %s", image, strerror(errno));
+		err_set(err, "%s: %s", image, strerror(errno));
 		close(in);
 		return NULL;
 	}
 	pid = fork();
 	if (pid < 0) {
-		set_err(err, "fork: %s", strerror(errno));
+		err_set(err, "fork: %s", strerror(errno));
 		close(in);
 		close(pfd[0]);
 		close(pfd[1]);
@@ -285,10 +271,10 @@ static struct btf *btf_from_image(const char *kver, const char *cache,
 	img = read_file(path, &len);
 	if (!img) {
 		if (errno == ENOENT)
-			set_err(err, "no %s: install linux-image-%s", path,
+			err_set(err, "no %s: install linux-image-%s", path,
 				kver);
 		else
-			set_err(err, "cannot read %s: %s", path,
+			err_set(err, "cannot read %s: %s", path,
 				strerror(errno));
 		free(path);
 		return NULL;
@@ -296,7 +282,7 @@ static struct btf *btf_from_image(const char *kver, const char *cache,
 	d = find_payload((const unsigned char *)img, len, &off);
 	free(img);
 	if (!d) {
-		set_err(err, "%s: no xz, zstd or gzip payload found", path);
+		err_set(err, "%s: no xz, zstd or gzip payload found", path);
 		free(path);
 		return NULL;
 	}
@@ -307,21 +293,21 @@ static struct btf *btf_from_image(const char *kver, const char *cache,
 	}
 	if (!elf_btf(vmlinux, vlen, &raw, &btflen)) {
 		if (status == 127 && vlen == 0)
-			set_err(err, "%s: cannot run %s to decompress it",
+			err_set(err, "%s: cannot run %s to decompress it",
 				path, d->name);
 		else if (status)
-			set_err(err, "%s: %s -dc failed (status %d) on the "
+			err_set(err, "%s: %s -dc failed (status %d) on the "
 				"payload at offset %zu", path, d->name,
 				status, off);
 		else
-			set_err(err, "%s: the decompressed kernel has no "
+			err_set(err, "%s: the decompressed kernel has no "
 				".BTF section (CONFIG_DEBUG_INFO_BTF off?)",
 				path);
 		goto out;
 	}
 	btf = btf__new(raw, (__u32)btflen);
 	if (!btf) {
-		set_err(err, "%s: bad .BTF section: %s", path,
+		err_set(err, "%s: bad .BTF section: %s", path,
 			strerror(errno));
 		goto out;
 	}
@@ -353,7 +339,7 @@ struct kbtf *kbtf_load(const char *kver, const char *cachedir, char **err)
 		*err = NULL;
 	/* kver becomes part of paths: keep it from leaving /boot. */
 	if (!kver || !*kver || strchr(kver, '/') || kver[0] == '.') {
-		set_err(err, "invalid kernel release '%s'", kver ? kver : "");
+		err_set(err, "invalid kernel release '%s'", kver ? kver : "");
 		return NULL;
 	}
 	if (running_kernel(kver) && file_exists("/sys/kernel/btf/vmlinux"))
@@ -361,7 +347,7 @@ struct kbtf *kbtf_load(const char *kver, const char *cachedir, char **err)
 	if (!btf && cachedir) {
 		if (asprintf(&dir, "%s/btf", cachedir) < 0 ||
 		    asprintf(&cache, "%s/%s.btf", dir, kver) < 0) {
-			set_err(err, "out of memory");
+			err_set(err, "out of memory");
 			free(dir);
 			return NULL;
 		}
@@ -390,7 +376,7 @@ struct kbtf *kbtf_load(const char *kver, const char *cachedir, char **err)
 	b->types = calloc(btf__type_cnt(btf), sizeof(*b->types));
 	if (!b->types) {
 		kbtf_free(b);
-		set_err(err, "out of memory");
+		err_set(err, "out of memory");
 		return NULL;
 	}
 	return b;
@@ -531,19 +517,64 @@ static const char *type_name(struct kbtf *b, __u32 id)
 
 /* ------------------------------------------------------------ lookups */
 
+static int cmp_kbtf_name(const void *a, const void *b)
+{
+	const struct kbtf_name *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* libbpf looks names up by scanning every type: with tens of thousands
+ * of functions probed that is quadratic, so the FUNC records get an
+ * index of their own.
+ */
+static __s32 find_func(struct kbtf *b, const char *name)
+{
+	struct kbtf_name key = { name, 0 }, *hit;
+
+	if (!b->funcs) {
+		__u32 id, last = btf__type_cnt(b->btf);
+
+		b->funcs = xmalloc(sizeof(*b->funcs) * last);
+		for (id = 1; id < last; id++) {
+			const struct btf_type *t = btf__type_by_id(b->btf, id);
+
+			if (!btf_is_func(t))
+				continue;
+			b->funcs[b->nfuncs].name =
+				btf__name_by_offset(b->btf, t->name_off);
+			b->funcs[b->nfuncs++].id = id;
+		}
+		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), cmp_kbtf_name);
+	}
+	hit = bsearch(&key, b->funcs, b->nfuncs, sizeof(*b->funcs),
+		      cmp_kbtf_name);
+	return hit ? (__s32)hit->id : -ENOENT;
+}
+
+
+/* The FUNC record of name and its prototype, or NULL. */
+static const struct btf_type *func_proto(struct kbtf *b, const char *name,
+					 const struct btf_type **fn)
+{
+	const struct btf_type *proto;
+	__s32 id = find_func(b, name);
+
+	if (id <= 0)
+		return NULL;
+	*fn = btf__type_by_id(b->btf, (__u32)id);
+	proto = btf__type_by_id(b->btf, (*fn)->type);
+	return proto && btf_is_func_proto(proto) ? proto : NULL;
+}
+
 int kbtf_func(struct kbtf *b, const char *name, struct kbtf_func *out)
 {
 	const struct btf_type *fn, *proto;
 	const struct btf_param *p;
-	__s32 id;
 	int i, n;
 
-	id = btf__find_by_name_kind(b->btf, name, BTF_KIND_FUNC);
-	if (id <= 0)
-		return -ENOENT;
-	fn = btf__type_by_id(b->btf, (__u32)id);
-	proto = btf__type_by_id(b->btf, fn->type);
-	if (!proto || !btf_is_func_proto(proto))
+	proto = func_proto(b, name, &fn);
+	if (!proto)
 		return -ENOENT;
 	p = btf_params(proto);
 	n = btf_vlen(proto);
@@ -813,54 +844,14 @@ static void proto_to_kfunc(struct kbtf *b, const struct btf_type *proto,
 	out->ret = ktype_of(b, proto->type);
 }
 
-static int cmp_kbtf_name(const void *a, const void *b)
-{
-	const struct kbtf_name *x = a, *y = b;
-
-	return strcmp(x->name, y->name);
-}
-
-/* libbpf looks names up by scanning every type: with tens of thousands
- * of functions probed that is quadratic, so the FUNC records get an
- * index of their own.
- */
-static __s32 find_func(struct kbtf *b, const char *name)
-{
-	struct kbtf_name key = { name, 0 }, *hit;
-
-	if (!b->funcs) {
-		__u32 id, last = btf__type_cnt(b->btf);
-
-		b->funcs = xmalloc(sizeof(*b->funcs) * last);
-		for (id = 1; id < last; id++) {
-			const struct btf_type *t = btf__type_by_id(b->btf, id);
-
-			if (!btf_is_func(t))
-				continue;
-			b->funcs[b->nfuncs].name =
-				btf__name_by_offset(b->btf, t->name_off);
-			b->funcs[b->nfuncs++].id = id;
-		}
-		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), cmp_kbtf_name);
-	}
-	hit = bsearch(&key, b->funcs, b->nfuncs, sizeof(*b->funcs),
-		      cmp_kbtf_name);
-	return hit ? (__s32)hit->id : -ENOENT;
-}
-
 static int src_func(const struct ksrc *s, const char *name,
 		    struct kfunc *out)
 {
 	struct kbtf *b = kbtf_of(s);
 	const struct btf_type *fn, *proto;
-	__s32 id;
 
-	id = find_func(b, name);
-	if (id <= 0)
-		return -ENOENT;
-	fn = btf__type_by_id(b->btf, (__u32)id);
-	proto = btf__type_by_id(b->btf, fn->type);
-	if (!proto || !btf_is_func_proto(proto))
+	proto = func_proto(b, name, &fn);
+	if (!proto)
 		return -ENOENT;
 	memset(out, 0, sizeof(*out));
 	out->name = btf__name_by_offset(b->btf, fn->name_off);

@@ -229,20 +229,6 @@ static struct kdwarf *from_src(const struct ksrc *s)
 	return (struct kdwarf *)((char *)s - offsetof(struct kdwarf, src));
 }
 
-static void set_err(char **err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void set_err(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-}
 
 static const char *die_name(Dwarf_Die *die)
 {
@@ -2396,11 +2382,11 @@ struct kdwarf *kdwarf_load(const char *kver, const char *cachedir,
 	if (err)
 		*err = NULL;
 	if (!kver || !*kver || strchr(kver, '/') || kver[0] == '.') {
-		set_err(err, "invalid kernel release '%s'", kver ? kver : "");
+		err_set(err, "invalid kernel release '%s'", kver ? kver : "");
 		return NULL;
 	}
 	if (asprintf(&path, DEBUG_ROOT "/vmlinux-%s", kver) < 0) {
-		set_err(err, "out of memory");
+		err_set(err, "out of memory");
 		return NULL;
 	}
 	d = xmalloc(sizeof(*d));
@@ -2408,10 +2394,10 @@ struct kdwarf *kdwarf_load(const char *kver, const char *cachedir,
 	d->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (d->fd < 0) {
 		if (errno == ENOENT)
-			set_err(err, "no kernel debuginfo: install "
+			err_set(err, "no kernel debuginfo: install "
 				"linux-image-%s-dbg", kver);
 		else
-			set_err(err, "cannot open %s: %s", path,
+			err_set(err, "cannot open %s: %s", path,
 				strerror(errno));
 		goto fail;
 	}
@@ -2419,7 +2405,7 @@ struct kdwarf *kdwarf_load(const char *kver, const char *cachedir,
 	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
 	d->dw = d->elf ? dwarf_begin_elf(d->elf, DWARF_C_READ, NULL) : NULL;
 	if (!d->dw) {
-		set_err(err, "%s: no DWARF: %s", path, dwarf_errmsg(-1));
+		err_set(err, "%s: no DWARF: %s", path, dwarf_errmsg(-1));
 		goto fail;
 	}
 	d->src.ops = &kdwarf_ops;

@@ -53,20 +53,6 @@ struct loader {
 	struct vec found;		/* struct found * */
 };
 
-static void set_err(char **err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void set_err(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-}
 
 
 /* ------------------------------------------------------------ tokens */
@@ -2059,7 +2045,7 @@ static struct ktp_catalog *load(const char *build, const char *source_hint,
 	c->arena = arena_new();
 	tree = find_source(c->arena, build, source_hint);
 	if (!tree) {
-		set_err(err, "%s: no include/trace/events in the build tree "
+		err_set(err, "%s: no include/trace/events in the build tree "
 			"or the source tree it names", build);
 		ktp_free(c);
 		return NULL;
@@ -2073,7 +2059,7 @@ static struct ktp_catalog *load(const char *build, const char *source_hint,
 	read_tree(&ld, tree, build);
 	finish(&ld);
 	if (!c->nevents) {
-		set_err(err, "%s: no tracepoints found in its headers", tree);
+		err_set(err, "%s: no tracepoints found in its headers", tree);
 		ktp_free(c);
 		return NULL;
 	}
@@ -2091,7 +2077,7 @@ struct ktp_catalog *ktp_load(const char *kver, char **err)
 	char *build, *source;
 
 	if (!kver || !*kver || strchr(kver, '/')) {
-		set_err(err, "bad kernel release '%s'", kver ? kver : "");
+		err_set(err, "bad kernel release '%s'", kver ? kver : "");
 		return NULL;
 	}
 	if (asprintf(&build, "/lib/modules/%s/build", kver) < 0)
@@ -2101,7 +2087,7 @@ struct ktp_catalog *ktp_load(const char *kver, char **err)
 		return NULL;
 	}
 	if (!is_dir(build)) {
-		set_err(err, "%s: %s (are the kernel headers installed?)",
+		err_set(err, "%s: %s (are the kernel headers installed?)",
 			build, strerror(errno));
 		c = NULL;
 	} else {

@@ -715,6 +715,39 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 	struct strbuf *d = emit_out(em, EMIT_DECLS);
 	int i;
 
+	/* each probe's own callbacks, the runtime's fast path inline */
+	for (i = 0; i < dps->n; i++) {
+		struct derived_probe *dp = dps->items[i];
+		const struct kfn *k = dp->priv;
+		int n = dp->index;
+		bool pr = emit_probe_may_print(em, dp);
+
+		if (!k->ret) {
+			sb_printf(d, "static int stp_kp_%d(struct kprobe *kp, "
+				  "struct pt_regs *regs)\n{\n"
+				  "\t__stp_probe_run_flags(%s, stp_probe_%d, "
+				  "regs, NULL, NULL,\n\t\t\t      "
+				  "STAP_SESSION_RUNNING, %s);\n"
+				  "\treturn 0;\n}\n\n", n,
+				  emit_probe_ref(em, dp), n,
+				  pr ? "true" : "false");
+			continue;
+		}
+		sb_printf(d, "static int stp_kp_%d(struct kretprobe_instance "
+			  "*ri,\n\t\t    struct pt_regs *regs)\n{\n"
+			  "\t__stp_probe_run_flags(%s, stp_probe_%d, regs, ri, "
+			  "NULL,\n\t\t\t      STAP_SESSION_RUNNING, %s);\n"
+			  "\treturn 0;\n}\n\n", n, emit_probe_ref(em, dp), n,
+			  pr ? "true" : "false");
+		if (dp->entry_exprs.n)
+			sb_printf(d, "static int stp_kp_%d_entry(struct "
+				  "kretprobe_instance *ri,\n\t\t\t  struct "
+				  "pt_regs *regs)\n{\n"
+				  "\treturn __stp_probe_run(&stp_entry_probe_%d, "
+				  "stp_probe_%d_entry,\n\t\t\t       regs, "
+				  "ri, NULL, STAP_SESSION_RUNNING) ? 1 : 0;\n"
+				  "}\n\n", n, n, n);
+	}
 	sb_printf(d, "static struct stp_kprobe stp_kprobes[%d] = {\n",
 		  dps->n);
 	for (i = 0; i < dps->n; i++) {
@@ -728,16 +761,22 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 		if (k->offset)
 			sb_printf(d, "\t\t.offset = %#lx,\n", k->offset);
 		if (k->ret)
-			sb_puts(d, "\t\t.ret = true,\n");
+			sb_printf(d, "\t\t.ret = true,\n"
+				  "\t\t.krp.handler = stp_kp_%d,\n", dp->index);
+		else
+			sb_printf(d, "\t\t.krp.kp.pre_handler = stp_kp_%d,\n",
+				  dp->index);
+		if (k->ret && dp->entry_exprs.n)
+			sb_printf(d, "\t\t.krp.entry_handler = "
+				  "stp_kp_%d_entry,\n", dp->index);
 		if (k->must)
 			sb_puts(d, "\t\t.must = true,\n");
 		if (k->maxactive)
 			sb_printf(d, "\t\t.maxactive = %" PRId64 ",\n",
 				  k->maxactive);
 		if (dp->entry_exprs.n)
-			sb_printf(d, "\t\t.entry = &stp_entry_probe_%d,\n"
-				  "\t\t.data_size = sizeof(struct "
-				  "stp_entry_%d),\n", dp->index, dp->index);
+			sb_printf(d, "\t\t.data_size = sizeof(struct "
+				  "stp_entry_%d),\n", dp->index);
 		sb_puts(d, "\t},\n");
 	}
 	sb_puts(d, "};\n\n");

@@ -1,0 +1,171 @@
+/* stp_probe_inline.h - the fast path every probe hit takes: session
+ * state, stack room, the reentrancy guard, the context reset, the
+ * handler, the overload account and the release, inline in each probe's
+ * own callback so that a hit costs no calls but the handler's.  The slow
+ * paths (errors, skips) are out of line in stp_probe.c.
+ */
+#ifndef STP_PROBE_INLINE_H
+#define STP_PROBE_INLINE_H
+
+#include <linux/sched/task_stack.h>
+
+extern struct context *_stp_contexts[NR_CPUS];
+extern bool _stp_probe_leave_overloaded;
+void _stp_probe_busy(struct context *c);
+void _stp_probe_leave_slow(struct context *c);
+
+static __always_inline bool _stp_read_trylock(rwlock_t *l)
+{
+	return likely(read_trylock(l)) || _stp_read_trylock_slow(l);
+}
+
+static __always_inline bool _stp_write_trylock(rwlock_t *l)
+{
+	return likely(write_trylock(l)) || _stp_write_trylock_slow(l);
+}
+
+/* Room left on the task stack; interrupt stacks are not measured. */
+static __always_inline bool _stp_stack_low(void)
+{
+	unsigned long sp = current_stack_pointer;
+	unsigned long base;
+
+	if (in_interrupt())
+		return false;
+	base = (unsigned long)task_stack_page(current);
+	return sp > base && sp - base < MINSTACKSPACE;
+}
+
+static __always_inline struct context *
+__stp_probe_enter(const struct stp_probe *p, int want_state)
+{
+	struct context *c;
+
+	if (atomic_read(&_stp_session_state) != want_state)
+		return NULL;
+	if (unlikely(_stp_stack_low())) {
+		_stp_probe_skipped();
+		return NULL;
+	}
+	c = _stp_contexts[smp_processor_id()];
+	if (unlikely(!c))
+		return NULL;
+	if (unlikely(atomic_inc_return(&c->busy) != 1)) {
+		_stp_probe_busy(c);
+		return NULL;
+	}
+	c->probe = p;
+	c->probe_point = p->pp;
+	c->probe_name = p->pp;
+	c->probe_type = p->type;
+	c->regs = NULL;
+	c->uregs = NULL;
+	c->user_mode_p = false;
+	c->ri = NULL;
+	c->targs = NULL;
+	c->last_error = NULL;
+	c->last_stmt = NULL;
+	c->nesting = 0;
+	c->next = 0;
+#ifdef STAP_SUPPRESS_TIME_LIMITS_ENABLE
+	c->actionremaining = LONG_MAX;
+#else
+	c->actionremaining = INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE :
+			     MAXACTION;
+#endif
+	return c;
+}
+
+static __always_inline void __stp_probe_leave(struct context *c,
+					      bool may_print)
+{
+	if (unlikely(c->last_error ||
+		     READ_ONCE(_stp_probe_leave_overloaded)))
+		_stp_probe_leave_slow(c);
+	if (may_print)
+		_stp_print_flush();
+	atomic_dec(&c->busy);
+}
+
+#if !defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE)
+/* Overload: a CPU that spends more than STP_OVERLOAD_THRESHOLD cycles in
+ * handlers within STP_OVERLOAD_INTERVAL cycles ends the session, so a
+ * script cannot starve the machine.  Per CPU, touched with preemption
+ * off.
+ */
+struct stp_overload {
+	cycles_t base;
+	cycles_t sum;
+};
+
+DECLARE_PER_CPU(struct stp_overload, _stp_overload);
+void _stp_overload_fire(struct context *c, struct stp_overload *o,
+			cycles_t now);
+
+static __always_inline void _stp_overload_account(struct context *c,
+						   cycles_t start)
+{
+	struct stp_overload *o = this_cpu_ptr(&_stp_overload);
+	cycles_t now = get_cycles();
+
+	if (unlikely(!o->base))
+		o->base = start;
+	o->sum += now - start;
+	if (likely(now - o->base < (cycles_t)STP_OVERLOAD_INTERVAL))
+		return;
+	if (o->sum > (cycles_t)STP_OVERLOAD_THRESHOLD)
+		_stp_overload_fire(c, o, now);
+	o->base = now;
+	o->sum = 0;
+}
+#define STP_OVERLOAD_START() cycles_t __stp_start = get_cycles()
+#define STP_OVERLOAD_END(c) _stp_overload_account(c, __stp_start)
+#else
+#define STP_OVERLOAD_START() do { } while (0)
+#define STP_OVERLOAD_END(c) do { } while (0)
+#endif
+
+/* Run handler for probe p in a fresh context: 0 when it ran without an
+ * error, -1 when it was skipped or failed.  may_print is false for a
+ * handler that cannot print (the translator knows), which spares the
+ * flush.
+ */
+static __always_inline int
+__stp_probe_run_flags(const struct stp_probe *p,
+		      void (*handler)(struct context *), struct pt_regs *regs,
+		      struct kretprobe_instance *ri, const u64 *targs,
+		      int want_state, bool may_print)
+{
+	struct context *c;
+	int rc = -1;
+	STP_OVERLOAD_START();
+
+	preempt_disable();
+	c = __stp_probe_enter(p, want_state);
+	if (likely(c)) {
+		c->regs = regs;
+		c->ri = ri;
+		c->targs = targs;
+		if (regs && user_mode(regs)) {
+			c->uregs = regs;
+			c->user_mode_p = true;
+		}
+		handler(c);
+		STP_OVERLOAD_END(c);
+		rc = c->last_error ? -1 : 0;
+		__stp_probe_leave(c, may_print);
+	}
+	preempt_enable();
+	return rc;
+}
+
+static __always_inline int
+__stp_probe_run(const struct stp_probe *p, void (*handler)(struct context *),
+		struct pt_regs *regs, struct kretprobe_instance *ri,
+		const u64 *targs, int want_state)
+{
+	return __stp_probe_run_flags(p, handler, regs, ri, targs, want_state,
+				     true);
+}
+
+#endif
