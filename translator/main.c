@@ -233,19 +233,22 @@ static int list_probes(struct session *s)
 	qsort(dps, (size_t)s->probes.n, sizeof(*dps), cmp_probe_name);
 	for (i = 0; i < s->probes.n; i++) {
 		struct derived_probe *dp = dps[i];
+		const char *name = dp->name;
 
 		if (i && dps[i - 1]->name == dp->name)
 			continue;
 		shown++;
+		if (dp->prov->list_name)
+			name = dp->prov->list_name(dp, s->arena);
 		if (s->opt.list_vars && dp->prov->list_vars) {
 			struct strbuf sb;
 
 			sb_init(&sb);
 			dp->prov->list_vars(dp, &sb);
-			printf("%s%s\n", dp->name, sb.buf ? sb.buf : "");
+			printf("%s%s\n", name, sb.buf ? sb.buf : "");
 			sb_free(&sb);
 		} else {
-			printf("%s\n", dp->name);
+			printf("%s\n", name);
 		}
 	}
 	free(dps);

@@ -69,6 +69,11 @@ struct provider {
 	 */
 	int (*resolve_entry)(struct prov_ctx *c, struct derived_probe *dp,
 			     struct expr *e);
+	/* stap -l/-L: the point as listed, when it says more than dp->name
+	 * (a function's file and line from DWARF); NULL to use dp->name.
+	 */
+	const char *(*list_name)(const struct derived_probe *dp,
+				 struct arena *a);
 	/* stap -L: " $name:type ..." for dp's target variables. */
 	void (*list_vars)(const struct derived_probe *dp, struct strbuf *sb);
 	/* Pass 3 for every probe of the family at once, instead of emit:

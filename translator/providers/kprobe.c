@@ -690,6 +690,23 @@ static int kfn_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 	return 0;
 }
 
+/* With DWARF, a function is listed with its file and line, as
+ * kernel.function("vfs_read@fs/read_write.c:450").
+ */
+static const char *kfn_list_name(const struct derived_probe *dp,
+				 struct arena *a)
+{
+	const struct kfn *k = dp->priv;
+	const char *q = arena_printf(a, "function(\"%s\")", k->sym);
+	const char *at = strstr(dp->name, q);
+
+	if (!k->at_entry || !k->sig.file || !k->sig.line || !at)
+		return dp->name;
+	return arena_printf(a, "%.*sfunction(\"%s@%s:%d\")%s",
+			    (int)(at - dp->name), dp->name, k->sym,
+			    k->sig.file, k->sig.line, at + strlen(q));
+}
+
 static void kfn_list_vars(const struct derived_probe *dp, struct strbuf *sb)
 {
 	const struct kfn *k = dp->priv;
@@ -808,6 +825,7 @@ const struct provider kfunc_provider = {
 	.build = kfn_build,
 	.resolve_target = kfn_resolve_target,
 	.resolve_entry = kfn_resolve_entry,
+	.list_name = kfn_list_name,
 	.list_vars = kfn_list_vars,
 	.emit_group = kfn_emit_group,
 	.probe_type = kfn_probe_type,
