@@ -3,6 +3,8 @@
  */
 #include <linux/sched/task_stack.h>
 
+#include "stp_probe_inline.h"
+
 struct context *_stp_contexts[NR_CPUS];
 bool _stp_probe_leave_overloaded;
 
@@ -123,7 +125,7 @@ bool _stp_read_trylock_slow(rwlock_t *l)
 
 	for (i = 1; i < MAXTRYLOCK; i++) {
 		udelay(TRYLOCKDELAY);
-		if (read_trylock(l))
+		if (_stp_raw_read_trylock(l))
 			return true;
 	}
 	return false;
@@ -135,7 +137,7 @@ bool _stp_write_trylock_slow(rwlock_t *l)
 
 	for (i = 1; i < MAXTRYLOCK; i++) {
 		udelay(TRYLOCKDELAY);
-		if (write_trylock(l))
+		if (_stp_raw_write_trylock(l))
 			return true;
 	}
 	return false;

@@ -14,14 +14,33 @@ extern bool _stp_probe_leave_overloaded;
 void _stp_probe_busy(struct context *c);
 void _stp_probe_leave_slow(struct context *c);
 
+/* Probe handlers run with preemption off and take a global's lock only
+ * for the handler: the architecture's lock operations, inline, do all
+ * that is needed (the kernel's rwlock calls would add two calls and a
+ * preemption count per lock).  A real-time kernel's rwlocks are another
+ * thing: there the kernel's own calls.
+ */
+#ifndef CONFIG_PREEMPT_RT
+#define _stp_raw_read_trylock(l) arch_read_trylock(&(l)->raw_lock)
+#define _stp_raw_write_trylock(l) arch_write_trylock(&(l)->raw_lock)
+#define _stp_read_unlock(l) arch_read_unlock(&(l)->raw_lock)
+#define _stp_write_unlock(l) arch_write_unlock(&(l)->raw_lock)
+#else
+#define _stp_raw_read_trylock(l) read_trylock(l)
+#define _stp_raw_write_trylock(l) write_trylock(l)
+#define _stp_read_unlock(l) read_unlock(l)
+#define _stp_write_unlock(l) write_unlock(l)
+#endif
+
 static __always_inline bool _stp_read_trylock(rwlock_t *l)
 {
-	return likely(read_trylock(l)) || _stp_read_trylock_slow(l);
+	return likely(_stp_raw_read_trylock(l)) || _stp_read_trylock_slow(l);
 }
 
 static __always_inline bool _stp_write_trylock(rwlock_t *l)
 {
-	return likely(write_trylock(l)) || _stp_write_trylock_slow(l);
+	return likely(_stp_raw_write_trylock(l)) ||
+	       _stp_write_trylock_slow(l);
 }
 
 /* Room left on the task stack; interrupt stacks are not measured. */

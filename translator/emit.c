@@ -2403,7 +2403,7 @@ static void gen_locks(struct emitter *em, struct derived_probe *dp)
 		if (i > 0) {
 			int g = (int)(intptr_t)taken.items[i - 1];
 
-			sb_printf(o, "\t%s_unlock(&%s_lock);\n",
+			sb_printf(o, "\t_stp_%s_unlock(&%s_lock);\n",
 				  lw.write[g] ? "write" : "read",
 				  (const char *)((struct vardecl *)
 						 s->globals.items[g])->priv);
@@ -2416,7 +2416,7 @@ static void gen_locks(struct emitter *em, struct derived_probe *dp)
 	for (i = taken.n - 1; i >= 0; i--) {
 		int g = (int)(intptr_t)taken.items[i];
 
-		sb_printf(o, "\t%s_unlock(&%s_lock);\n",
+		sb_printf(o, "\t_stp_%s_unlock(&%s_lock);\n",
 			  lw.write[g] ? "write" : "read",
 			  (const char *)((struct vardecl *)
 					 s->globals.items[g])->priv);
