@@ -57,16 +57,6 @@ void _stp_probe_leave_slow(struct context *c)
 		_stp_request_error_exit();
 }
 
-struct context *_stp_probe_enter(const struct stp_probe *p, int want_state)
-{
-	return __stp_probe_enter(p, want_state);
-}
-
-void _stp_probe_leave(struct context *c)
-{
-	__stp_probe_leave(c, true);
-}
-
 void _stp_error_fmt(struct context *c, const char *where,
 		    const char *fmt, ...)
 {
@@ -100,18 +90,6 @@ void _stp_overload_fire(struct context *c, struct stp_overload *o,
 	}
 }
 #endif
-
-int _stp_probe_run_ri(const struct stp_probe *p, struct pt_regs *regs,
-		      struct kretprobe_instance *ri, int want_state)
-{
-	return __stp_probe_run(p, p->handler, regs, ri, NULL, want_state);
-}
-
-void _stp_probe_run_tp(const struct stp_probe *p, const u64 *args)
-{
-	__stp_probe_run(p, p->handler, NULL, NULL, args,
-			STAP_SESSION_RUNNING);
-}
 
 void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
 		    int want_state)

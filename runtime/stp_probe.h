@@ -53,16 +53,12 @@ int _stp_context_init(void);
 void _stp_context_free(void);
 struct context *_stp_context_get(int cpu);
 
-/* Enter a handler: NULL means skip (wrong session state, reentrancy,
- * low stack: counted as skipped where the established tool does).
- * Preemption must be disabled by the caller (probe context is).
+/* Entering and leaving a handler (session state, stack room, the
+ * reentrancy guard counted as skipped, the context reset; on the way
+ * out the error report, the print flush and the release) are inline in
+ * stp_probe_inline.h, used by _stp_probe_run and by each kprobe and
+ * tracepoint callback the translator writes.
  */
-struct context *_stp_probe_enter(const struct stp_probe *p,
-				 int want_state);
-/* Leave: report last_error as "ERROR: msg near stmt", flush output,
- * release the context.
- */
-void _stp_probe_leave(struct context *c);
 
 /* Raise an error from generated code (the message must outlive the
  * handler: a literal or c->error_buffer).
@@ -86,14 +82,6 @@ void _stp_error_fmt(struct context *c, const char *where,
  */
 void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
 		    int want_state);
-/* The same for a kretprobe's handlers, with the instance that carries
- * the values saved at entry: 0 when the handler ran without an error,
- * -1 when it was skipped or failed.
- */
-int _stp_probe_run_ri(const struct stp_probe *p, struct pt_regs *regs,
-		      struct kretprobe_instance *ri, int want_state);
-/* For a tracepoint: its arguments, widened to 64 bits. */
-void _stp_probe_run_tp(const struct stp_probe *p, const u64 *args);
 
 /* Global locks: trylock with bounded retries (MAXTRYLOCK x
  * TRYLOCKDELAY us); false means the probe must be skipped.  The first

@@ -142,7 +142,7 @@ static struct {
 	size_t count;
 } itab;
 
-static uint32_t hash_bytes(const char *s, size_t n)
+uint32_t hash_bytes(const char *s, size_t n)
 {
 	uint32_t h = 2166136261u;
 

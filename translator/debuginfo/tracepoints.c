@@ -155,21 +155,10 @@ static void warn(struct tpfile *f, int line, const char *fmt, ...)
 		 arena_printf(c->arena, "%s:%d: %s", f->rel, line, msg));
 }
 
-static uint32_t hash_n(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-
-	while (n--) {
-		h ^= (unsigned char)*s++;
-		h *= 16777619u;
-	}
-	return h;
-}
-
 static struct smap_ent *smap_slot(const struct smap *m, const char *s,
 				  size_t n)
 {
-	size_t i = hash_n(s, n) & (m->cap - 1);
+	size_t i = hash_bytes(s, n) & (m->cap - 1);
 
 	while (m->slots[i].s &&
 	       (m->slots[i].len != n || memcmp(m->slots[i].s, s, n)))
