@@ -472,10 +472,22 @@ static void resolve_stat_operand(struct scope *sc, struct expr *op)
 	}
 }
 
-static void resolve_target(struct scope *sc, struct expr *e)
+/* An error of target resolution: counted in ctx, and shown unless ctx
+ * is quiet (@defined trying a copy).
+ */
+static void target_rerror(struct scope *sc, struct prov_ctx *ctx,
+			  struct loc loc, const char *msg)
 {
+	ctx->errors++;
+	if (!ctx->quiet)
+		rerror(sc->el, loc, "%s", msg);
+}
+
+static void resolve_target_ctx(struct scope *sc, struct expr *e,
+			       struct prov_ctx *ctx)
+{
+	struct arena *a = sc->el->s->arena;
 	const struct provider *prov;
-	struct prov_ctx ctx = { sc->el->s, false, 0, false, sc->in_entry };
 	int i;
 
 	resolve_expr(sc, e->a);
@@ -485,17 +497,18 @@ static void resolve_target(struct scope *sc, struct expr *e)
 		resolve_expr(sc, tc->index);
 	}
 	if (e->tbase == TB_CAST) {
-		target_resolve_cast(&ctx, e);
+		target_resolve_cast(ctx, e);
 		return;
 	}
 	if (e->tbase == TB_ATVAR) {
-		rerror(sc->el, e->loc, "@var needs kernel debuginfo (DWARF): "
-		       "install linux-image-%s-dbg", sc->el->s->kernel_vr);
+		target_rerror(sc, ctx, e->loc, arena_printf(a, "@var needs "
+			      "kernel debuginfo (DWARF): install "
+			      "linux-image-%s-dbg", sc->el->s->kernel_vr));
 		return;
 	}
 	if (sc->in_cond) {
-		rerror(sc->el, e->loc, "probe condition may not use target "
-		       "variables");
+		target_rerror(sc, ctx, e->loc, "probe condition may not use "
+			      "target variables");
 		return;
 	}
 	/* functions have no probe context: the type pass reports them */
@@ -503,10 +516,17 @@ static void resolve_target(struct scope *sc, struct expr *e)
 		return;
 	prov = sc->dp->prov;
 	if (!prov->resolve_target)
-		rerror(sc->el, e->loc, "probe point '%s' has no target "
-		       "variables", sc->dp->name);
+		target_rerror(sc, ctx, e->loc, arena_printf(a, "probe point "
+			      "'%s' has no target variables", sc->dp->name));
 	else
-		prov->resolve_target(&ctx, sc->dp, e);
+		prov->resolve_target(ctx, sc->dp, e);
+}
+
+static void resolve_target(struct scope *sc, struct expr *e)
+{
+	struct prov_ctx ctx = { sc->el->s, false, 0, false, sc->in_entry };
+
+	resolve_target_ctx(sc, e, &ctx);
 }
 
 /* @entry(x): x is resolved as at the function's entry and saved there
@@ -536,7 +556,6 @@ static void resolve_entry(struct scope *sc, struct expr *e)
 static void resolve_defined(struct scope *sc, struct expr *e)
 {
 	struct expr *t = e->a;
-
 	bool ok;
 
 	if (t && t->kind == EX_TARGET && t->tbase == TB_VAR &&
@@ -544,23 +563,10 @@ static void resolve_defined(struct scope *sc, struct expr *e)
 		ok = false;
 	} else if (t && t->kind == EX_TARGET && !sc->in_cond) {
 		/* resolved quietly on a copy: defined if that works */
-		struct expr *copy = clone_expr(sc->el->s->arena, t);
 		struct prov_ctx ctx = { sc->el->s, true, 0, false,
 					sc->in_entry };
-		int i;
 
-		for (i = 0; i < copy->comps.n; i++) {
-			struct tcomp *tc = vec_get(&copy->comps, i);
-
-			resolve_expr(sc, tc->index);
-		}
-		resolve_expr(sc, copy->a);
-		if (copy->tbase == TB_CAST)
-			target_resolve_cast(&ctx, copy);
-		else if (copy->tbase == TB_VAR)
-			sc->dp->prov->resolve_target(&ctx, sc->dp, copy);
-		else
-			ctx.errors++;
+		resolve_target_ctx(sc, clone_expr(sc->el->s->arena, t), &ctx);
 		ok = !ctx.errors;
 	} else {
 		resolve_expr(sc, t);
@@ -1085,11 +1091,6 @@ static int filter(struct cand **cs, int n, int i, const char *f,
 	return m;
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* A '*' component: each distinct functor it matches is a branch of its
  * own, tried in name order; failures in a branch are quiet, and only no
  * match at all is an error.
@@ -1113,7 +1114,7 @@ static int match_glob(struct xp *x, struct probe_point *u, int i,
 		if (j == ndone && glob_match(uc->functor, f))
 			done[ndone++] = f;
 	}
-	qsort(done, (size_t)ndone, sizeof(*done), by_name);
+	qsort(done, (size_t)ndone, sizeof(*done), cmp_strp);
 	for (k = 0; k < ndone; k++) {
 		j = filter(cs, n, i, done[k], uc->arg, sub);
 		x->quiet++;

@@ -1056,6 +1056,20 @@ static void gen_pretty(struct emitter *em, struct strbuf *o,
 		       const char *v, const char *buf, int depth,
 		       const char *at, int *budget);
 
+/* Open a block with a fresh pair of target temporaries, an address that
+ * starts at init and a value; *a and *v name them.
+ */
+static void tvar_open(struct emitter *em, struct strbuf *o, const char *init,
+		      const char **a, const char **v)
+{
+	int n = ++em->tvar;
+
+	*a = arena_printf(em->s->arena, "__a%d", n);
+	*v = arena_printf(em->s->arena, "__v%d", n);
+	sb_printf(o, "{ unsigned long %s = %s; u64 %s = 0; (void)%s; "
+		  "(void)%s; ", *a, init, *v, *a, *v);
+}
+
 static void gen_pretty_members(struct emitter *em, struct strbuf *o,
 			       const struct ktype *t, const char *a,
 			       const char *buf, int depth, const char *at,
@@ -1065,16 +1079,14 @@ static void gen_pretty_members(struct emitter *em, struct strbuf *o,
 	int i;
 
 	for (i = 0; !t->src->ops->member_at(t->src, t, i, &m); i++) {
-		int n = ++em->tvar;
-		const char *ma = arena_printf(em->s->arena, "__a%d", n);
-		const char *mv = arena_printf(em->s->arena, "__v%d", n);
+		const char *init, *ma, *mv;
 
 		if (--*budget < 0)
 			break;
+		init = arena_printf(em->s->arena, "%s + %luUL", a, m.offset);
 		if (!*m.name) {
 			/* anonymous members read as if they were ours */
-			sb_printf(o, "{ unsigned long %s = %s + %luUL; ", ma, a,
-				  m.offset);
+			tvar_open(em, o, init, &ma, &mv);
 			gen_pretty_members(em, o, m.type, ma, buf, depth, at,
 					   budget, first);
 			sb_puts(o, "} ");
@@ -1083,8 +1095,7 @@ static void gen_pretty_members(struct emitter *em, struct strbuf *o,
 		sb_printf(o, "_stp_pp_cat(%s, \"%s.%s=\"); ", buf,
 			  *first ? "" : ", ", m.name);
 		*first = false;
-		sb_printf(o, "{ unsigned long %s = %s + %luUL; u64 %s = 0; "
-			  "(void)%s; ", ma, a, m.offset, mv, mv);
+		tvar_open(em, o, init, &ma, &mv);
 		if (m.bit_size) {
 			gen_tload(em, o, m.type, true, m.bit_offset, m.bit_size,
 				  ma, mv, at);
@@ -1136,18 +1147,14 @@ static void gen_pretty(struct emitter *em, struct strbuf *o,
 
 			sb_printf(o, "_stp_pp_cat(%s, \"[\"); ", buf);
 			for (i = 0; i < n && --*budget >= 0; i++) {
-				int k = ++em->tvar;
-				const char *ea = arena_printf(em->s->arena,
-							      "__a%d", k);
-				const char *ev = arena_printf(em->s->arena,
-							      "__v%d", k);
+				const char *ea, *ev;
 
 				if (i)
 					sb_printf(o, "_stp_pp_cat(%s, \", \"); ",
 						  buf);
-				sb_printf(o, "{ unsigned long %s = %s + %uUL; "
-					  "u64 %s = 0; (void)%s; ", ea, a,
-					  i * t->target->size, ev, ev);
+				tvar_open(em, o, arena_printf(em->s->arena,
+					  "%s + %uUL", a, i * t->target->size),
+					  &ea, &ev);
 				gen_pretty(em, o, t->target, true, ea, ev, buf,
 					   depth - 1, at, budget);
 				sb_puts(o, "} ");
@@ -1207,16 +1214,13 @@ static void gen_tlist(struct emitter *em, struct strbuf *o,
 
 	for (i = 0; i < r->nlist; i++) {
 		const struct tref *t = r->list[i];
-		int n = ++em->tvar;
-		const char *a = arena_printf(em->s->arena, "__a%d", n);
-		const char *v = arena_printf(em->s->arena, "__v%d", n);
+		const char *a, *v;
 
 		sb_printf(o, "_stp_pp_cat(%s, \"%s%s=%s\"); ", buf,
 			  i ? " " : "", r->list_names[i], t ? "" : "?");
 		if (!t)
 			continue;	/* not available at this address */
-		sb_printf(o, "{ unsigned long %s = 0; u64 %s = 0; (void)%s; "
-			  "(void)%s; ", a, v, a, v);
+		tvar_open(em, o, "0", &a, &v);
 		gen_tbase(em, o, e, t, a, v);
 		if (e->pretty) {
 			gen_pretty_top(em, o, t->type, t->in_mem, a, v, buf,
@@ -1242,9 +1246,7 @@ static void gen_target(struct emitter *em, struct strbuf *o,
 {
 	const struct tref *r = e->tref;
 	const char *at = where(em, e);
-	int n = ++em->tvar;
-	const char *a = arena_printf(em->s->arena, "__a%d", n);
-	const char *v = arena_printf(em->s->arena, "__v%d", n);
+	const char *a, *v;
 
 	if (r->base == TRB_STRING) {
 		sb_puts(o, "((const char *)");
@@ -1252,8 +1254,8 @@ static void gen_target(struct emitter *em, struct strbuf *o,
 		sb_puts(o, ")");
 		return;
 	}
-	sb_printf(o, "({ unsigned long %s = 0; u64 %s = 0; (void)%s; "
-		  "(void)%s; ", a, v, a, v);
+	sb_putc(o, '(');
+	tvar_open(em, o, "0", &a, &v);
 	if (r->base == TRB_LIST || e->pretty) {
 		const char *buf = new_tmp(em);
 

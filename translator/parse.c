@@ -1629,11 +1629,6 @@ struct stapfile *parse_file(struct session *s, struct srcfile *src,
 /* ------------------------------------------------------------------ */
 /* Library macro files                                                */
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static void load_stpm_dir(struct session *s, const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -1653,7 +1648,7 @@ static void load_stpm_dir(struct session *s, const char *dir)
 	}
 	closedir(d);
 	if (names.n)
-		qsort(names.items, (size_t)names.n, sizeof(void *), cmp_str);
+		qsort(names.items, (size_t)names.n, sizeof(void *), cmp_strp);
 	for (i = 0; i < names.n; i++) {
 		size_t len;
 		char *text = read_file(names.items[i], &len);

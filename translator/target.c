@@ -29,18 +29,15 @@ struct kernel_types {
  * run scripts from each); otherwise DWARF when the kernel's -dbg package
  * is installed, else BTF.
  */
-static const char *wanted_source(struct session *s)
+static bool want_dwarf(struct session *s)
 {
 	const char *env = getenv("TAPIR_KERNEL_TYPES");
-	char *path;
-	bool have;
 
 	if (env && (!strcmp(env, "btf") || !strcmp(env, "dwarf")))
-		return env;
-	path = arena_printf(s->arena, "/usr/lib/debug/boot/vmlinux-%s",
-			    s->kernel_vr);
-	have = file_exists(path);
-	return have ? "dwarf" : "btf";
+		return !strcmp(env, "dwarf");
+	return file_exists(arena_printf(s->arena,
+					"/usr/lib/debug/boot/vmlinux-%s",
+					s->kernel_vr));
 }
 
 static struct kbtf *load_btf(struct prov_ctx *c, struct loc loc)
@@ -77,7 +74,7 @@ const struct ksrc *target_kernel_types(struct prov_ctx *c, struct loc loc)
 				   "kernel release");
 			return NULL;
 		}
-		if (!strcmp(wanted_source(s), "dwarf")) {
+		if (want_dwarf(s)) {
 			kt->dw = kdwarf_load(s->kernel_vr, kbuild_cache_dir(s),
 					     &err);
 			if (kt->dw) {
@@ -105,21 +102,11 @@ struct kdwarf *target_kernel_dwarf(struct prov_ctx *c, struct loc loc)
 	return target_kernel_types(c, loc) ? c->s->ktypes->dw : NULL;
 }
 
-const char *target_source_name(struct session *s)
-{
-	return s->ktypes && s->ktypes->src ? s->ktypes->src->ops->name : NULL;
-}
-
 struct kbtf *target_kernel_btf(struct prov_ctx *c, struct loc loc)
 {
 	if (!target_kernel_types(c, loc))
 		return NULL;
 	return load_btf(c, loc);
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* The kernel's own exported symbols, from Module.symvers. */
@@ -155,11 +142,11 @@ bool target_exported(struct prov_ctx *c, struct loc loc, const char *name)
 		free(text);
 		if (kt->exported.n)
 			qsort(kt->exported.items, (size_t)kt->exported.n,
-			      sizeof(void *), cmp_name);
+			      sizeof(void *), cmp_strp);
 	}
 	return kt->exported.n && bsearch(&name, kt->exported.items,
 					 (size_t)kt->exported.n,
-					 sizeof(void *), cmp_name);
+					 sizeof(void *), cmp_strp);
 }
 
 struct ktp_catalog *target_tracepoints(struct prov_ctx *c, struct loc loc)
@@ -213,10 +200,10 @@ static const char *const arg_regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
  * are left; an argument that does not fit, or is larger than 16 bytes,
  * goes on the stack, where the return address is at sp.
  */
-struct tref *target_param(struct prov_ctx *c, const struct kfunc *f, int i,
-			  struct loc loc)
+struct tref *target_param(struct arena *a, const struct kfunc *f, int i,
+			  const char **why)
 {
-	struct tref *r = arena_alloc(c->s->arena, sizeof(*r));
+	struct tref *r = arena_alloc(a, sizeof(*r));
 	unsigned int reg = 0;
 	long stack = 8;
 	int k;
@@ -226,24 +213,23 @@ struct tref *target_param(struct prov_ctx *c, const struct kfunc *f, int i,
 		unsigned int words = (t->size + 7) / 8;
 
 		if (t->kind == KT_FLOAT) {
-			prov_error(c, loc, "parameter '%s' is floating point, "
-				   "which kernel probes cannot read",
-				   f->params[k].name);
+			*why = arena_printf(a, "parameter '%s' is floating "
+					    "point, which kernel probes cannot "
+					    "read", f->params[k].name);
 			return NULL;
 		}
 		if (!words)
 			words = 1;
 		if (words <= 2 && reg + words <= ARRAY_SIZE(arg_regs)) {
+			if (k == i && words > 1) {
+				*why = arena_printf(a, "parameter '%s' (%s) is "
+						    "passed in two registers, "
+						    "which is not supported",
+						    f->params[k].name,
+						    ktype_name(t));
+				return NULL;
+			}
 			if (k == i) {
-				if (words > 1) {
-					prov_error(c, loc, "parameter '%s' "
-						   "(%s) is passed in two "
-						   "registers, which is not "
-						   "supported",
-						   f->params[k].name,
-						   ktype_name(t));
-					return NULL;
-				}
 				r->base = TRB_REG;
 				r->reg = arg_regs[reg];
 			}
@@ -253,11 +239,36 @@ struct tref *target_param(struct prov_ctx *c, const struct kfunc *f, int i,
 				r->base = TRB_MEM;
 				r->reg = "sp";
 				r->sp_off = stack;
+				r->in_mem = true;
 			}
 			stack += 8 * (long)words;
 		}
 	}
-	r->type = f->params[i].type;
+	r->type = r->final = f->params[i].type;
+	return r;
+}
+
+bool target_is_list(const char *name)
+{
+	return !strcmp(name, "$$parms") || !strcmp(name, "$$vars") ||
+	       !strcmp(name, "$$locals") || !strcmp(name, "$$return");
+}
+
+struct tref *target_list(struct prov_ctx *c, struct expr *e, int max)
+{
+	struct arena *a = c->s->arena;
+	struct tref *r;
+
+	if (e->comps.n || e->addressof) {
+		prov_error(c, e->loc, "'%s' cannot take members, indexes or "
+			   "'&'", e->name);
+		return NULL;
+	}
+	r = arena_alloc(a, sizeof(*r));
+	r->base = TRB_LIST;
+	r->list = arena_alloc(a, sizeof(*r->list) * (size_t)max);
+	r->list_names = arena_alloc(a, sizeof(*r->list_names) * (size_t)max);
+	e->tref = r;
 	return r;
 }
 
@@ -352,9 +363,7 @@ static int bind_field(struct binder *b, const struct tcomp *tc)
 static int bind_index(struct binder *b, const struct tcomp *tc)
 {
 	if (b->cur->kind == KT_PTR) {
-		deref(b);
-		b->in_mem = true;
-		/* deref moved cur to the element type */
+		deref(b);	/* cur is now the element type */
 	} else if (b->cur->kind == KT_ARRAY && b->in_mem) {
 		b->cur = b->cur->target;
 	} else {

@@ -61,11 +61,19 @@ struct tref {
 };
 
 /* Where parameter i of f is at function entry by the x86-64 calling
- * convention: a register or a stack slot.  NULL (after reporting) for
- * what the convention does not let us find.
+ * convention: a register or a stack slot.  NULL, with *why saying so,
+ * for what the convention does not let us find.
  */
-struct tref *target_param(struct prov_ctx *c, const struct kfunc *f, int i,
-			  struct loc loc);
+struct tref *target_param(struct arena *a, const struct kfunc *f, int i,
+			  const char **why);
+
+/* $$parms, $$vars, $$locals, $$return: the names of the lists. */
+bool target_is_list(const char *name);
+
+/* A TRB_LIST tref of room for max entries, attached to e; NULL after
+ * reporting when e takes members, indexes or '&'.
+ */
+struct tref *target_list(struct prov_ctx *c, struct expr *e, int max);
 
 /* Check e's member and index steps, the address-of and pretty-printing
  * against r->type; fill r->final and attach r to e.  0 or -1 (reported).
@@ -81,9 +89,6 @@ int target_resolve_cast(struct prov_ctx *c, struct expr *e);
  * reporting why at loc.
  */
 const struct ksrc *target_kernel_types(struct prov_ctx *c, struct loc loc);
-
-/* The name of the type source in use ("BTF", "DWARF"), or NULL. */
-const char *target_source_name(struct session *s);
 
 /* The kernel's DWARF when it is the type source, else NULL (and no
  * error: the caller says what needs it).

@@ -385,3 +385,8 @@ void err_set(char **err, const char *fmt, ...)
 		*err = NULL;
 	va_end(ap);
 }
+
+int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}

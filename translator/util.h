@@ -62,6 +62,8 @@ void sb_indent(struct strbuf *sb, int depth);
 
 /* mkdir -p: true when the directory exists afterwards. */
 bool mkdir_p(const char *path);
+/* qsort/bsearch comparison of two (const char *) elements. */
+int cmp_strp(const void *a, const void *b);
 /* FNV-1a of n bytes, for the hash tables here and in the loaders. */
 uint32_t hash_bytes(const char *s, size_t n);
 /* *err = a malloc'd message for the caller to free (if err is not

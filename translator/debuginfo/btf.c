@@ -528,25 +528,33 @@ static int cmp_kbtf_name(const void *a, const void *b)
  * of functions probed that is quadratic, so the FUNC records get an
  * index of their own.
  */
+static void func_index(struct kbtf *b)
+{
+	__u32 id, last = btf__type_cnt(b->btf);
+
+	if (b->funcs)
+		return;
+	b->funcs = xmalloc(sizeof(*b->funcs) * last);
+	for (id = 1; id < last; id++) {
+		const struct btf_type *t = btf__type_by_id(b->btf, id);
+		const char *name;
+
+		if (!btf_is_func(t))
+			continue;
+		name = btf__name_by_offset(b->btf, t->name_off);
+		if (!name)
+			continue;
+		b->funcs[b->nfuncs].name = name;
+		b->funcs[b->nfuncs++].id = id;
+	}
+	qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), cmp_kbtf_name);
+}
+
 static __s32 find_func(struct kbtf *b, const char *name)
 {
 	struct kbtf_name key = { name, 0 }, *hit;
 
-	if (!b->funcs) {
-		__u32 id, last = btf__type_cnt(b->btf);
-
-		b->funcs = xmalloc(sizeof(*b->funcs) * last);
-		for (id = 1; id < last; id++) {
-			const struct btf_type *t = btf__type_by_id(b->btf, id);
-
-			if (!btf_is_func(t))
-				continue;
-			b->funcs[b->nfuncs].name =
-				btf__name_by_offset(b->btf, t->name_off);
-			b->funcs[b->nfuncs++].id = id;
-		}
-		qsort(b->funcs, b->nfuncs, sizeof(*b->funcs), cmp_kbtf_name);
-	}
+	func_index(b);
 	hit = bsearch(&key, b->funcs, b->nfuncs, sizeof(*b->funcs),
 		      cmp_kbtf_name);
 	return hit ? (__s32)hit->id : -ENOENT;
@@ -595,43 +603,22 @@ int kbtf_func(struct kbtf *b, const char *name, struct kbtf_func *out)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 int kbtf_funcs_matching(struct kbtf *b, const char *glob,
 			void (*cb)(const char *name, void *arg), void *arg)
 {
-	__u32 id, last = btf__type_cnt(b->btf);
-	const char **names = NULL;
-	size_t n = 0, cap = 0, i;
 	int reported = 0;
+	size_t i;
 
-	for (id = 1; id < last; id++) {
-		const struct btf_type *t = btf__type_by_id(b->btf, id);
-		const char *name;
+	func_index(b);	/* sorted by name */
+	for (i = 0; i < b->nfuncs; i++) {
+		const char *name = b->funcs[i].name;
 
-		if (!btf_is_func(t))
+		if ((i && !strcmp(name, b->funcs[i - 1].name)) ||
+		    !glob_match(glob, name))
 			continue;
-		name = btf__name_by_offset(b->btf, t->name_off);
-		if (!name || !glob_match(glob, name))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			names = xrealloc(names, cap * sizeof(*names));
-		}
-		names[n++] = name;
-	}
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
-	for (i = 0; i < n; i++) {
-		if (i && !strcmp(names[i], names[i - 1]))
-			continue;
-		cb(names[i], arg);
+		cb(name, arg);
 		reported++;
 	}
-	free(names);
 	return reported;
 }
 

@@ -1904,11 +1904,6 @@ static void find_arches(struct arena *a, const char *build, struct vec *out)
 		closedir(d);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Every .h file directly in tree/sub, read in name order so that which
  * of two duplicate definitions wins does not depend on readdir.
  */
@@ -1930,7 +1925,7 @@ static void read_dir(struct loader *ld, const char *tree, const char *sub)
 	}
 	closedir(d);
 	if (names.n)
-		qsort(names.items, (size_t)names.n, sizeof(void *), cmp_str);
+		qsort(names.items, (size_t)names.n, sizeof(void *), cmp_strp);
 	for (i = 0; i < names.n; i++)
 		read_header(ld, tree, arena_printf(a, "%s/%s", sub,
 						   (char *)vec_get(&names, i)));

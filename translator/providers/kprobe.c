@@ -426,12 +426,6 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 
 /* ---------------------------------------------------- target variables */
 
-static bool is_list_name(const char *n)
-{
-	return !strcmp(n, "$$parms") || !strcmp(n, "$$vars") ||
-	       !strcmp(n, "$$locals") || !strcmp(n, "$$return");
-}
-
 /* Where DWARF says v is, or NULL (and why) when it is not there. */
 static struct tref *tref_of_var(struct prov_ctx *c, const struct kvar *v,
 				const char **why)
@@ -476,21 +470,14 @@ static struct tref *tref_of_var(struct prov_ctx *c, const struct kvar *v,
 static int bind_list(struct prov_ctx *c, struct kfn *k, struct expr *e)
 {
 	struct arena *a = c->s->arena;
-	struct tref *r = arena_alloc(a, sizeof(*r));
 	bool parms = strcmp(e->name, "$$locals") != 0;
 	bool locals = strcmp(e->name, "$$parms") != 0;
-	int i, max = KFUNC_MAX_PARAMS + k->vars.n + 1;
+	struct tref *r = target_list(c, e, KFUNC_MAX_PARAMS + k->vars.n + 1);
 	const char *why;
+	int i;
 
-	if (e->comps.n || e->addressof) {
-		prov_error(c, e->loc, "'%s' cannot take members, indexes or "
-			   "'&'", e->name);
+	if (!r)
 		return -1;
-	}
-	r->base = TRB_LIST;
-	r->list = arena_alloc(a, sizeof(*r->list) * (size_t)max);
-	r->list_names = arena_alloc(a, sizeof(*r->list_names) * (size_t)max);
-	e->tref = r;
 	if (!strcmp(e->name, "$$return")) {
 		if (!k->ret) {
 			prov_error(c, e->loc, "$$return is only available in "
@@ -508,19 +495,11 @@ static int bind_list(struct prov_ctx *c, struct kfn *k, struct expr *e)
 		return 0;
 	}
 	for (i = 0; parms && k->at_entry && i < k->sig.nparams; i++) {
-		struct tref *t;
-
 		if (!*k->sig.params[i].name)
 			continue;
-		t = target_param(c, &k->sig, i, e->loc);
-		if (!t)
-			c->errors--;	/* shown as name=?, not an error */
-		else
-			t->final = t->type;
-		if (t)
-			t->in_mem = t->base == TRB_MEM;
 		r->list_names[r->nlist] = k->sig.params[i].name;
-		r->list[r->nlist++] = t;
+		/* NULL, shown as name=?, for one we cannot find */
+		r->list[r->nlist++] = target_param(a, &k->sig, i, &why);
 	}
 	for (i = 0; i < k->vars.n; i++) {
 		const struct kvar *v = k->vars.items[i];
@@ -600,6 +579,7 @@ static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 			      struct expr *e)
 {
 	struct kfn *k = dp->priv;
+	const char *why;
 	struct tref *r;
 	int i, rc = 0;
 
@@ -616,7 +596,7 @@ static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 			   "module function" : "kprobe.function", k->sym);
 		return -1;
 	}
-	if (is_list_name(e->name)) {
+	if (target_is_list(e->name)) {
 		if (bind_list(c, k, e))
 			return -1;
 		if (k->ret && !c->at_entry && strcmp(e->name, "$$return"))
@@ -662,8 +642,12 @@ static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 		sb_free(&sb);
 		return -1;
 	}
-	r = target_param(c, &k->sig, i, e->loc);
-	if (!r || target_bind(c, e, r))
+	r = target_param(c->s->arena, &k->sig, i, &why);
+	if (!r) {
+		prov_error(c, e->loc, "%s", why);
+		return -1;
+	}
+	if (target_bind(c, e, r))
 		return -1;
 	if (k->ret && !c->at_entry)
 		snapshot(c, dp, e);

@@ -140,23 +140,13 @@ static int tp_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 	}
 	if (!strcmp(e->name, "$$parms") || !strcmp(e->name, "$$vars") ||
 	    !strcmp(e->name, "$$locals")) {
-		r = arena_alloc(c->s->arena, sizeof(*r));
-		r->base = TRB_LIST;
-		r->list = arena_alloc(c->s->arena, sizeof(*r->list) *
-				      (KFUNC_MAX_PARAMS + 1));
-		r->list_names = arena_alloc(c->s->arena,
-					    sizeof(*r->list_names) *
-					    (KFUNC_MAX_PARAMS + 1));
-		if (e->comps.n || e->addressof) {
-			prov_error(c, e->loc, "'%s' cannot take members, "
-				   "indexes or '&'", e->name);
+		r = target_list(c, e, KFUNC_MAX_PARAMS + 1);
+		if (!r)
 			return -1;
-		}
 		for (i = 0; e->name[2] != 'l' && i < t->sig.nparams; i++) {
 			r->list_names[r->nlist] = t->sig.params[i].name;
 			r->list[r->nlist++] = tp_arg(c, t, i);
 		}
-		e->tref = r;
 		return 0;
 	}
 	for (i = 0; i < t->sig.nparams; i++)
