@@ -60,6 +60,7 @@ cases=(
 if [ -z "$bare_only" ]; then
 	cases+=(
 		"func tk_func ours kprobe kernel.function"
+		"full tk_full ours kprobe kernel.function_(full_handler)"
 		"return tk_return ours kretprobe kernel.function.return"
 		"trace tk_trace ours tracepoint kernel.trace"
 	)
@@ -74,6 +75,8 @@ script_of()
 
 	case $1 in
 	tk_func) echo "global n; probe $fn { n++ }" ;;
+	# a call makes the handler a full one: the whole context path
+	tk_full) echo "global n; probe $fn { if (pid() > 0) n++ }" ;;
 	tk_return) echo "global n; probe $fn.return { n++ }" ;;
 	tk_trace) echo "global n; probe $tp { n++ }" ;;
 	esac

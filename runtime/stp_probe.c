@@ -71,6 +71,8 @@ void _stp_error_fmt(struct context *c, const char *where,
 	c->last_stmt = where;
 }
 
+DEFINE_PER_CPU(int, _stp_lean_tick);
+
 #if !defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE)
 DEFINE_PER_CPU(struct stp_overload, _stp_overload);
 
@@ -90,6 +92,18 @@ void _stp_overload_fire(struct context *c, struct stp_overload *o,
 	}
 }
 #endif
+
+/* The full run of a lean handler's hit, one in STP_LEAN_SAMPLE on each
+ * CPU, accounted for as that many hits.
+ */
+void _stp_probe_run_sampled(const struct stp_probe *p, struct pt_regs *regs,
+			    struct kretprobe_instance *ri, const u64 *targs,
+			    int want_state)
+{
+	__this_cpu_write(_stp_lean_tick, STP_LEAN_SAMPLE - 1);
+	__stp_probe_run_w(p, p->handler, regs, ri, targs, want_state, false,
+			  STP_LEAN_SAMPLE ? STP_LEAN_SAMPLE : 1);
+}
 
 void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
 		    int want_state)

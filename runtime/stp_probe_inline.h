@@ -121,15 +121,17 @@ DECLARE_PER_CPU(struct stp_overload, _stp_overload);
 void _stp_overload_fire(struct context *c, struct stp_overload *o,
 			cycles_t now);
 
+/* weight: how many hits this one stands for (lean handlers sample) */
 static __always_inline void _stp_overload_account(struct context *c,
-						   cycles_t start)
+						   cycles_t start,
+						   unsigned int weight)
 {
 	struct stp_overload *o = this_cpu_ptr(&_stp_overload);
 	cycles_t now = get_cycles();
 
 	if (unlikely(!o->base))
 		o->base = start;
-	o->sum += now - start;
+	o->sum += (now - start) * weight;
 	if (likely(now - o->base < (cycles_t)STP_OVERLOAD_INTERVAL))
 		return;
 	if (o->sum > (cycles_t)STP_OVERLOAD_THRESHOLD)
@@ -138,22 +140,24 @@ static __always_inline void _stp_overload_account(struct context *c,
 	o->sum = 0;
 }
 #define STP_OVERLOAD_START() cycles_t __stp_start = get_cycles()
-#define STP_OVERLOAD_END(c) _stp_overload_account(c, __stp_start)
+#define STP_OVERLOAD_END(c, w) _stp_overload_account(c, __stp_start, w)
+#define STP_LEAN_SAMPLE 64
 #else
 #define STP_OVERLOAD_START() do { } while (0)
-#define STP_OVERLOAD_END(c) do { } while (0)
+#define STP_OVERLOAD_END(c, w) do { } while (0)
+#define STP_LEAN_SAMPLE 0
 #endif
 
 /* Run handler for probe p in a fresh context: 0 when it ran without an
  * error, -1 when it was skipped or failed.  may_print is false for a
  * handler that cannot print (the translator knows), which spares the
- * flush.
+ * flush; weight is the number of hits this run accounts for.
  */
 static __always_inline int
-__stp_probe_run_flags(const struct stp_probe *p,
-		      void (*handler)(struct context *), struct pt_regs *regs,
-		      struct kretprobe_instance *ri, const u64 *targs,
-		      int want_state, bool may_print)
+__stp_probe_run_w(const struct stp_probe *p,
+		  void (*handler)(struct context *), struct pt_regs *regs,
+		  struct kretprobe_instance *ri, const u64 *targs,
+		  int want_state, bool may_print, unsigned int weight)
 {
 	struct context *c;
 	int rc = -1;
@@ -170,12 +174,56 @@ __stp_probe_run_flags(const struct stp_probe *p,
 			c->user_mode_p = true;
 		}
 		handler(c);
-		STP_OVERLOAD_END(c);
+		STP_OVERLOAD_END(c, weight);
 		rc = c->last_error ? -1 : 0;
 		__stp_probe_leave(c, may_print);
 	}
 	preempt_enable();
 	return rc;
+}
+
+static __always_inline int
+__stp_probe_run_flags(const struct stp_probe *p,
+		      void (*handler)(struct context *), struct pt_regs *regs,
+		      struct kretprobe_instance *ri, const u64 *targs,
+		      int want_state, bool may_print)
+{
+	return __stp_probe_run_w(p, handler, regs, ri, targs, want_state,
+				 may_print, 1);
+}
+
+/* A lean handler (the translator's emit.c says which are: integer
+ * arithmetic on scalar globals, nothing that can fail, loop, call,
+ * print or read memory) runs without the context: session state, its
+ * globals' locks (a lock held by an interrupted hit on this CPU makes
+ * it skip, counted) and the statements.  Every STP_LEAN_SAMPLE-th hit
+ * on a CPU runs the full handler instead and is accounted for as that
+ * many hits, so the overload limit still holds.
+ */
+DECLARE_PER_CPU(int, _stp_lean_tick);
+void _stp_probe_run_sampled(const struct stp_probe *p, struct pt_regs *regs,
+			    struct kretprobe_instance *ri, const u64 *targs,
+			    int want_state);
+
+/* preempt_off: the caller runs with preemption disabled already (kprobe
+ * and kretprobe handlers always do).
+ */
+static __always_inline void
+__stp_probe_run_lean(const struct stp_probe *p, void (*lean)(void),
+		     struct pt_regs *regs, struct kretprobe_instance *ri,
+		     const u64 *targs, int want_state, bool preempt_off)
+{
+	if (preempt_off)
+		lockdep_assert_preemption_disabled();
+	else
+		preempt_disable();
+	if (STP_LEAN_SAMPLE &&
+	    unlikely(__this_cpu_dec_return(_stp_lean_tick) < 0))
+		_stp_probe_run_sampled(p, regs, ri, targs, want_state);
+	else if (likely(atomic_read(&_stp_session_state) == want_state))
+		lean();
+	if (!preempt_off)
+		preempt_enable();
 }
 
 static __always_inline int

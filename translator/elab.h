@@ -29,6 +29,7 @@ struct derived_probe {
 	void *priv;			/* provider data */
 	struct vec entry_exprs;		/* EX_ENTRY nodes saved at entry,
 					 * in slot order (.return probes) */
+	bool lean;			/* pass 3: handler needs no context */
 };
 
 /* Entry point of pass 2: 0 on success, -1 after reporting errors. */

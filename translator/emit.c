@@ -45,6 +45,7 @@ struct emitter {
 	int nerrors;
 	int max_nesting;
 	int actions;			/* statements run, not yet charged */
+	bool lean;			/* generating a lean handler copy */
 	const struct derived_probe *dp;	/* the probe being generated */
 	int tvar;			/* target temporaries, numbered */
 	struct strbuf entry_decls;	/* .return entry handlers' data */
@@ -1496,6 +1497,11 @@ static void charge_actions(struct emitter *em, const struct stmt *at)
 
 	if (!em->actions)
 		return;
+	if (em->lean) {
+		/* a lean run is bounded: nothing to charge */
+		em->actions = 0;
+		return;
+	}
 	sb_init(&o);
 	sb_printf(&o, "c->actionremaining -= %d;", em->actions);
 	line(em, "%s", o.buf);
@@ -2152,6 +2158,127 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	sb_puts(&b->text, "}\n\n");
 }
 
+/* ------------------------------------------------------------------ */
+/* Lean handlers: a probe whose body does integer arithmetic on scalar */
+/* globals and literals only cannot fail, loop, call, print, read      */
+/* memory or use a local.  Its statements are a bounded straight run   */
+/* (MAXACTION cannot be reached), its stack use is a few bytes and it  */
+/* touches no per-CPU context, so a nested hit is harmless (a global   */
+/* held by the outer hit makes the inner one skip, counted).  Such a   */
+/* handler runs without the context; every STP_LEAN_SAMPLE-th hit on   */
+/* a CPU takes the full path so the overload account still sees it.   */
+
+static bool lean_scalar(const struct expr *e, bool stat)
+{
+	const struct vardecl *v = e->var;
+
+	return e->kind == EX_SYM && v && v->is_global && !is_array(v) &&
+	       v->type == (stat ? TY_STATS : TY_LONG);
+}
+
+static bool lean_expr(const struct expr *e)
+{
+	if (!e)
+		return true;
+	if (e->type != TY_LONG)
+		return e->kind == EX_ASSIGN && !strcmp(e->op, "<<<") &&
+		       lean_scalar(e->a, true) && lean_expr(e->b);
+	switch (e->kind) {
+	case EX_NUM:
+		return true;
+	case EX_SYM:
+		return lean_scalar(e, false);
+	case EX_INCDEC:
+		return lean_scalar(e->a, false);
+	case EX_ASSIGN:
+		if (!strcmp(e->op, "/=") || !strcmp(e->op, "%="))
+			return false;
+		if (!strcmp(e->op, "<<<"))
+			return lean_scalar(e->a, true) && lean_expr(e->b);
+		return lean_scalar(e->a, false) && lean_expr(e->b);
+	case EX_BINARY:
+		if (!strcmp(e->op, "/") || !strcmp(e->op, "%"))
+			return false;
+		return lean_expr(e->a) && lean_expr(e->b);
+	case EX_COMPARE:
+		if (e->a->type != TY_LONG)
+			return false;
+		return lean_expr(e->a) && lean_expr(e->b);
+	case EX_UNARY:
+	case EX_LOGICAL:
+	case EX_TERNARY:
+		return lean_expr(e->a) && lean_expr(e->b) && lean_expr(e->c);
+	default:
+		return false;
+	}
+}
+
+/* Counts the statements of st in *n; false for any it cannot take. */
+static bool lean_stmt(const struct stmt *st, int *n)
+{
+	int i;
+
+	if (!st)
+		return true;
+	++*n;
+	switch (st->kind) {
+	case ST_BLOCK:
+		for (i = 0; i < st->stmts.n; i++)
+			if (!lean_stmt(st->stmts.items[i], n))
+				return false;
+		return true;
+	case ST_NULL:
+	case ST_NEXT:
+		return true;
+	case ST_EXPR:
+		return lean_expr(st->expr);
+	case ST_IF:
+		return lean_expr(st->expr) && lean_stmt(st->body, n) &&
+		       lean_stmt(st->els, n);
+	default:
+		return false;
+	}
+}
+
+static bool probe_is_lean(const struct derived_probe *dp)
+{
+	int n = 0;
+
+	if (dp->locals.n || dp->entry_exprs.n || !lean_expr(dp->cond))
+		return false;
+	/* the run must stay far below MAXACTION (1000 at the least) */
+	return lean_stmt(dp->body, &n) && n < 100;
+}
+
+bool emit_probe_lean(struct emitter *em, const struct derived_probe *dp)
+{
+	(void)em;
+	return dp->lean;
+}
+
+/* The lean copy of a probe's handler: the same statements, no context
+ * and no MAXACTION account.
+ */
+static void gen_lean_body(struct emitter *em, struct derived_probe *dp)
+{
+	struct body *b = em->b;
+
+	sb_printf(&b->text, "static inline void stp_probe_%d_lean(void)\n{\n",
+		  dp->index);
+	em->lean = true;
+	if (dp->cond)
+		line(em, "if (!(%s))\n\t\treturn;", cond_text(em, dp->cond));
+	line(em, "if (!stp_probe_%d_lock())", dp->index);
+	line(em, "\treturn;");
+	gen_block_body(em, dp->body);
+	em->depth = 0;
+	line(em, "out: __maybe_unused;");
+	em->depth = 1;
+	line(em, "stp_probe_%d_unlock();", dp->index);
+	sb_puts(&b->text, "}\n\n");
+	em->lean = false;
+}
+
 static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
 {
 	const char *cn = arena_printf(em->s->arena, "stp_probe_%d",
@@ -2181,6 +2308,9 @@ static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
 	em->depth = 1;
 	line(em, "stp_probe_%d_unlock();", dp->index);
 	sb_puts(&b->text, "}\n\n");
+	dp->lean = probe_is_lean(dp);
+	if (dp->lean)
+		gen_lean_body(em, dp);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2895,9 +3025,15 @@ static void gen_prototypes(struct emitter *em, struct strbuf *o)
 		sb_printf(o, "static void %s(struct context *c);\n", b->cname);
 	}
 	sb_printf(o, "static void stp_final_print(struct context *c);\n");
-	for (i = 0; i < em->s->probes.n; i++)
+	for (i = 0; i < em->s->probes.n; i++) {
+		const struct derived_probe *dp = em->s->probes.items[i];
+
 		sb_printf(o, "static bool stp_probe_%d_lock(void);\n"
 			  "static void stp_probe_%d_unlock(void);\n", i, i);
+		if (dp->lean)
+			sb_printf(o, "static void stp_probe_%d_lean(void);\n",
+				  i);
+	}
 	sb_putc(o, '\n');
 }
 

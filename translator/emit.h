@@ -32,5 +32,10 @@ void emit_error(struct emitter *em, struct loc loc, const char *fmt, ...)
 struct session *emit_session(struct emitter *em);
 /* Whether dp's handler can print (spares the flush when not). */
 bool emit_probe_may_print(struct emitter *em, struct derived_probe *dp);
+/* The probe's handler has a lean copy, stp_probe_N_lean(void), that
+ * needs no context (emit.c says when); its callback may run it through
+ * the runtime's __stp_probe_run_lean().
+ */
+bool emit_probe_lean(struct emitter *em, const struct derived_probe *dp);
 
 #endif

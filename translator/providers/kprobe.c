@@ -721,25 +721,28 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 		struct derived_probe *dp = dps->items[i];
 		const struct kfn *k = dp->priv;
 		int n = dp->index;
-		bool pr = emit_probe_may_print(em, dp);
+		const char *ri = k->ret ? "ri" : "NULL";
 
-		if (!k->ret) {
+		if (!k->ret)
 			sb_printf(d, "static int stp_kp_%d(struct kprobe *kp, "
-				  "struct pt_regs *regs)\n{\n"
-				  "\t__stp_probe_run_flags(%s, stp_probe_%d, "
-				  "regs, NULL, NULL,\n\t\t\t      "
-				  "STAP_SESSION_RUNNING, %s);\n"
-				  "\treturn 0;\n}\n\n", n,
-				  emit_probe_ref(em, dp), n,
-				  pr ? "true" : "false");
-			continue;
-		}
-		sb_printf(d, "static int stp_kp_%d(struct kretprobe_instance "
-			  "*ri,\n\t\t    struct pt_regs *regs)\n{\n"
-			  "\t__stp_probe_run_flags(%s, stp_probe_%d, regs, ri, "
-			  "NULL,\n\t\t\t      STAP_SESSION_RUNNING, %s);\n"
-			  "\treturn 0;\n}\n\n", n, emit_probe_ref(em, dp), n,
-			  pr ? "true" : "false");
+				  "struct pt_regs *regs)\n{\n", n);
+		else
+			sb_printf(d, "static int stp_kp_%d(struct "
+				  "kretprobe_instance *ri,\n\t\t    "
+				  "struct pt_regs *regs)\n{\n", n);
+		if (emit_probe_lean(em, dp))
+			sb_printf(d, "\t__stp_probe_run_lean(%s, "
+				  "stp_probe_%d_lean, regs, %s, NULL,\n"
+				  "\t\t\t     STAP_SESSION_RUNNING, true);\n",
+				  emit_probe_ref(em, dp), n, ri);
+		else
+			sb_printf(d, "\t__stp_probe_run_flags(%s, stp_probe_%d, "
+				  "regs, %s, NULL,\n\t\t\t      "
+				  "STAP_SESSION_RUNNING, %s);\n",
+				  emit_probe_ref(em, dp), n, ri,
+				  emit_probe_may_print(em, dp) ? "true" :
+				  "false");
+		sb_puts(d, "\treturn 0;\n}\n\n");
 		if (dp->entry_exprs.n)
 			sb_printf(d, "static int stp_kp_%d_entry(struct "
 				  "kretprobe_instance *ri,\n\t\t\t  struct "

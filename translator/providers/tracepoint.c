@@ -190,12 +190,19 @@ static void tp_emit_group(struct emitter *em, struct vec *dps)
 			  t->sig.nparams : 1);
 		for (k = 0; k < t->sig.nparams; k++)
 			sb_printf(d, "%s a%d", k ? "," : "", k);
-		sb_printf(d, " };\n\n\t__stp_probe_run_flags(%s, stp_probe_%d, "
-			  "NULL, NULL, args,\n\t\t\t      "
-			  "STAP_SESSION_RUNNING, %s);\n}\n\n",
-			  emit_probe_ref(em, dp), dp->index,
-			  emit_probe_may_print(em, (struct derived_probe *)dp) ?
-			  "true" : "false");
+		sb_puts(d, " };\n\n");
+		if (emit_probe_lean(em, dp))
+			sb_printf(d, "\t__stp_probe_run_lean(%s, "
+				  "stp_probe_%d_lean, NULL, NULL, args,\n"
+				  "\t\t\t     STAP_SESSION_RUNNING, false);\n"
+				  "}\n\n", emit_probe_ref(em, dp), dp->index);
+		else
+			sb_printf(d, "\t__stp_probe_run_flags(%s, stp_probe_%d, "
+				  "NULL, NULL, args,\n\t\t\t      "
+				  "STAP_SESSION_RUNNING, %s);\n}\n\n",
+				  emit_probe_ref(em, dp), dp->index,
+				  emit_probe_may_print(em, (struct derived_probe *)
+						       dp) ? "true" : "false");
 	}
 	sb_printf(d, "static struct stp_tracepoint stp_tracepoints[%d] = {\n",
 		  dps->n);
