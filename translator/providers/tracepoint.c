@@ -186,23 +186,28 @@ static void tp_emit_group(struct emitter *em, struct vec *dps)
 		sb_printf(d, "static void stp_tp_%d(void *data", dp->index);
 		for (k = 0; k < t->sig.nparams; k++)
 			sb_printf(d, ", u64 a%d", k);
-		sb_printf(d, ")\n{\n\tu64 args[%d] = {", t->sig.nparams ?
+		sb_puts(d, ")\n{\n");
+		/* a lean handler reads no argument, not even in its
+		 * sampled full runs
+		 */
+		if (emit_probe_lean(em, dp)) {
+			sb_printf(d, "\t__stp_probe_run_lean(%s, "
+				  "stp_probe_%d_lean, NULL, NULL, NULL,\n"
+				  "\t\t\t     STAP_SESSION_RUNNING, false);\n"
+				  "}\n\n", emit_probe_ref(em, dp), dp->index);
+			continue;
+		}
+		sb_printf(d, "\tu64 args[%d] = {", t->sig.nparams ?
 			  t->sig.nparams : 1);
 		for (k = 0; k < t->sig.nparams; k++)
 			sb_printf(d, "%s a%d", k ? "," : "", k);
 		sb_puts(d, " };\n\n");
-		if (emit_probe_lean(em, dp))
-			sb_printf(d, "\t__stp_probe_run_lean(%s, "
-				  "stp_probe_%d_lean, NULL, NULL, args,\n"
-				  "\t\t\t     STAP_SESSION_RUNNING, false);\n"
-				  "}\n\n", emit_probe_ref(em, dp), dp->index);
-		else
-			sb_printf(d, "\t__stp_probe_run_flags(%s, stp_probe_%d, "
-				  "NULL, NULL, args,\n\t\t\t      "
-				  "STAP_SESSION_RUNNING, %s);\n}\n\n",
-				  emit_probe_ref(em, dp), dp->index,
-				  emit_probe_may_print(em, (struct derived_probe *)
-						       dp) ? "true" : "false");
+		sb_printf(d, "\t__stp_probe_run_flags(%s, stp_probe_%d, "
+			  "NULL, NULL, args,\n\t\t\t      "
+			  "STAP_SESSION_RUNNING, %s);\n}\n\n",
+			  emit_probe_ref(em, dp), dp->index,
+			  emit_probe_may_print(em, (struct derived_probe *)dp) ?
+			  "true" : "false");
 	}
 	sb_printf(d, "static struct stp_tracepoint stp_tracepoints[%d] = {\n",
 		  dps->n);
