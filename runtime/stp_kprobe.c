@@ -1,6 +1,16 @@
 /* stp_kprobe.c - registration of the module's kprobes and kretprobes,
- * and the handlers that run their probes.
+ * and the handlers that run their probes; an optional probe on a module
+ * that is not loaded waits for it (a module notifier registers it when
+ * the module comes, and unregisters it when the module goes).
  */
+
+/* "ext4:ext4_foo": the length of the module part, 0 for the kernel's. */
+static size_t _stp_kprobe_modlen(const struct stp_kprobe *k)
+{
+	const char *colon = strchr(k->symbol, ':');
+
+	return colon ? colon - k->symbol : 0;
+}
 
 static const char *_stp_kprobe_why(int rc)
 {
@@ -17,6 +27,25 @@ static const char *_stp_kprobe_why(int rc)
 	default:
 		return "registration failed";
 	}
+}
+
+/* The translator found the symbol in the module's file: when the
+ * kernel does not know it, the module is not loaded (or it was an init
+ * function, gone once the module is).
+ */
+static void _stp_kprobe_error(const struct stp_kprobe *k, int rc)
+{
+	size_t n = _stp_kprobe_modlen(k);
+
+	if (rc == -ENOENT && n)
+		_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: cannot probe "
+				"%s: module %.*s is not loaded, or has no "
+				"symbol %s (%d)\n", k->probe->pp, (int)n,
+				k->symbol, k->symbol + n + 1, rc);
+	else
+		_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: cannot probe "
+				"%s: %s (%d)\n", k->probe->pp,
+				_stp_kprobe_why(rc), rc);
 }
 
 static int _stp_kprobe_register_one(struct stp_kprobe *k)
@@ -47,9 +76,66 @@ static void _stp_kprobe_unregister_one(struct stp_kprobe *k)
 	k->registered = false;
 }
 
-int _stp_kprobes_register(struct stp_kprobe *k, int n)
+/* ------------------------------------------- probes waiting for modules */
+
+/* One table per module (the translator emits one): what the notifier
+ * works on, under the mutex, from start until the notifier is gone.
+ */
+static struct stp_kprobe *_stp_kp_table;
+static int _stp_kp_count;
+static DEFINE_MUTEX(_stp_kp_mutex);
+
+static bool _stp_kprobe_of(const struct stp_kprobe *k, const char *mod)
 {
-	int i, rc, ok = 0, first_rc = 0;
+	size_t n = _stp_kprobe_modlen(k);
+
+	return n && strlen(mod) == n && !strncmp(k->symbol, mod, n);
+}
+
+static int _stp_kprobe_module_event(struct notifier_block *nb,
+				    unsigned long state, void *data)
+{
+	struct module *mod = data;
+	struct stp_kprobe *k;
+	int i, rc;
+
+	if (state != MODULE_STATE_COMING && state != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&_stp_kp_mutex);
+	for (i = 0; i < _stp_kp_count; i++) {
+		k = &_stp_kp_table[i];
+		if (!_stp_kprobe_of(k, mod->name))
+			continue;
+		if (state == MODULE_STATE_GOING && k->registered) {
+			_stp_kprobe_unregister_one(k);
+			k->pending = true;
+		} else if (state == MODULE_STATE_COMING && k->pending) {
+			rc = _stp_kprobe_register_one(k);
+			k->registered = !rc;
+			k->pending = rc != 0;
+			if (rc)
+				_stp_ctl_printf(STP_MSG_WARNING, false,
+						"WARNING: cannot probe %s in "
+						"module %s as it loads: %s "
+						"(%d)\n", k->probe->pp,
+						mod->name, _stp_kprobe_why(rc),
+						rc);
+		}
+	}
+	mutex_unlock(&_stp_kp_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block _stp_kprobe_module_nb = {
+	.notifier_call = _stp_kprobe_module_event,
+};
+static bool _stp_kprobe_module_nb_on;
+
+/* ----------------------------------------------------------- the table */
+
+static int _stp_kprobe_register_table(struct stp_kprobe *k, int n)
+{
+	int i, rc, ok = 0, pending = 0, first_rc = 0;
 
 	for (i = 0; i < n; i++) {
 		rc = _stp_kprobe_register_one(&k[i]);
@@ -58,23 +144,67 @@ int _stp_kprobes_register(struct stp_kprobe *k, int n)
 			ok++;
 			continue;
 		}
+		if (k[i].must) {
+			_stp_kprobe_error(&k[i], rc);
+			return rc;
+		}
+		/* optional, on a module that is not loaded: later */
+		if (rc == -ENOENT && _stp_kprobe_modlen(&k[i])) {
+			k[i].pending = true;
+			pending++;
+			continue;
+		}
 		if (!first_rc)
 			first_rc = rc;
-		if (!k[i].must)
-			continue;
-		_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: cannot probe %s: "
-				"%s (%d)\n", k[i].probe->pp,
-				_stp_kprobe_why(rc), rc);
-		_stp_kprobes_unregister(k, i);
-		return rc;
 	}
-	if (n && !ok) {
+	if (n && !ok && !pending) {
 		_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: none of the %d "
 				"function probes could be registered: %s (%d)\n",
 				n, _stp_kprobe_why(first_rc), first_rc);
 		return first_rc;
 	}
 	return 0;
+}
+
+/* With probes on modules, the notifier comes first: a module that
+ * loads while the table is registered is either found by it or, once
+ * the table is whole, registered by the notifier.
+ */
+static int _stp_kprobe_watch_modules(struct stp_kprobe *k, int n)
+{
+	int i, rc;
+
+	for (i = 0; i < n && !_stp_kprobe_modlen(&k[i]); i++)
+		;
+	if (i == n)
+		return 0;
+	mutex_lock(&_stp_kp_mutex);
+	_stp_kp_table = k;
+	_stp_kp_count = n;
+	mutex_unlock(&_stp_kp_mutex);
+	rc = register_module_notifier(&_stp_kprobe_module_nb);
+	if (rc) {
+		_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: cannot follow "
+				"module loads for the module probes (%d)\n",
+				rc);
+		return rc;
+	}
+	_stp_kprobe_module_nb_on = true;
+	return 0;
+}
+
+int _stp_kprobes_register(struct stp_kprobe *k, int n)
+{
+	int rc = _stp_kprobe_watch_modules(k, n);
+
+	if (!rc) {
+		mutex_lock(&_stp_kp_mutex);
+		rc = _stp_kprobe_register_table(k, n);
+		mutex_unlock(&_stp_kp_mutex);
+	}
+	if (rc)
+		_stp_kprobes_unregister(k, n);
+	return rc;
 }
 
 /* In batches: each unregistration waits for an RCU grace period, and
@@ -86,6 +216,17 @@ void _stp_kprobes_unregister(struct stp_kprobe *k, int n)
 	struct kretprobe **krps;
 	int i, nk = 0, nr = 0;
 
+	/* no notifier runs once this returns */
+	if (_stp_kprobe_module_nb_on) {
+		unregister_module_notifier(&_stp_kprobe_module_nb);
+		_stp_kprobe_module_nb_on = false;
+	}
+	mutex_lock(&_stp_kp_mutex);
+	_stp_kp_table = NULL;
+	_stp_kp_count = 0;
+	mutex_unlock(&_stp_kp_mutex);
+	for (i = 0; i < n; i++)
+		k[i].pending = false;
 	kps = kcalloc(n ? n : 1, sizeof(*kps), GFP_KERNEL);
 	krps = kcalloc(n ? n : 1, sizeof(*krps), GFP_KERNEL);
 	if (!kps || !krps) {

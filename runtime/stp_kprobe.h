@@ -5,6 +5,8 @@
 #define STP_KPROBE_H
 
 #include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
 
 /* The module fills in the handlers: krp.kp.pre_handler for an entry
  * probe, krp.handler (and krp.entry_handler when values are saved at
@@ -20,12 +22,16 @@ struct stp_kprobe {
 	bool ret;			/* a kretprobe */
 	bool must;			/* failing to register is an error */
 	bool registered;
+	bool pending;			/* on a module not loaded: waits */
 };
 
 /* Register every probe of the table.  A probe that must be there and
  * cannot be is an error: everything registered so far is undone and
- * the errno returned.  Others are skipped; if none registers at all,
- * that is an error too.
+ * the errno returned.  Others are skipped, but one on a module that is
+ * not loaded ("mod:sym") is registered when the module loads; if none
+ * registers or waits at all, that is an error too.  Probes on modules
+ * follow their module: unregistered when it is removed, registered
+ * again when it comes back.
  */
 int _stp_kprobes_register(struct stp_kprobe *k, int n);
 void _stp_kprobes_unregister(struct stp_kprobe *k, int n);

@@ -2,6 +2,8 @@
  * probe-context services of tapset-api.h that need no transport.
  */
 #include <linux/kallsyms.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/stacktrace.h>
 
 int _stp_kread(void *dst, unsigned long addr, size_t n)
@@ -10,10 +12,57 @@ int _stp_kread(void *dst, unsigned long addr, size_t n)
 	       -EFAULT : 0;
 }
 
+/* Whether the running handler may take page faults on its user memory:
+ * a uprobe's, run by the kernel in the probed task where it may sleep,
+ * holding nothing but the preemption count that the probe prologue
+ * (stp_probe_inline.h) took.  Any other probe, or a uprobe handler in
+ * an unexpected state, reads without faulting.
+ */
+static bool _stp_uread_may_fault(void)
+{
+#ifdef CONFIG_PREEMPT_COUNT
+	struct context *c = _stp_contexts[smp_processor_id()];
+
+	return c && (c->probe_type == STP_PROBE_UPROBE ||
+		     c->probe_type == STP_PROBE_URETPROBE) &&
+	       preempt_count() == PREEMPT_DISABLE_OFFSET &&
+	       !irqs_disabled() && !rcu_preempt_depth() &&
+	       !pagefault_disabled() && current->mm &&
+	       !(current->flags & PF_KTHREAD);
+#else
+	return false;
+#endif
+}
+
+/* A page that is not resident (never touched, swapped out, a file page
+ * not mapped yet) is faulted in, which may sleep: with preemption on for
+ * that time, but migration off, so that this CPU's context and print
+ * buffer, which the handler holds, stay its own.  Probes that hit on
+ * this CPU meanwhile find the context busy and are skipped; the
+ * handler's global locks stay held (other CPUs' trylocks give up after
+ * MAXTRYLOCK).
+ */
+static int _stp_uread_fault(void *dst, unsigned long addr, size_t n)
+{
+	unsigned long left;
+
+	migrate_disable();
+	preempt_enable();
+	left = copy_from_user(dst, (const void __user *)addr, n);
+	preempt_disable();
+	migrate_enable();
+	return left ? -EFAULT : 0;
+}
+
 int _stp_uread(void *dst, unsigned long addr, size_t n)
 {
-	return copy_from_user_nofault(dst, (const void __user *)addr, n) ?
-	       -EFAULT : 0;
+	if (likely(!copy_from_user_nofault(dst, (const void __user *)addr,
+					   n)))
+		return 0;
+	if (!_stp_uread_may_fault() || !access_ok((const void __user *)addr,
+						  n))
+		return -EFAULT;
+	return _stp_uread_fault(dst, addr, n);
 }
 
 /* Strings are copied a page-bounded chunk at a time: the kernel's own
@@ -232,6 +281,35 @@ void _stp_pp_kstr(char *buf, unsigned long addr, size_t max)
 	if (max > sizeof(s))
 		max = sizeof(s);
 	if (!addr || _stp_kstrncpy(s, addr, max) < 0) {
+		_stp_pp_num(buf, (int64_t)addr, 1);
+		return;
+	}
+	_stp_pp_quote(buf + len, MAXSTRINGLEN - len, s);
+}
+
+/* The same two for the user memory of current ($x$ in a uprobe). */
+int _stp_pp_uarr(char *buf, unsigned long addr, size_t n)
+{
+	char s[MAXSTRINGLEN];
+	size_t len = strlen(buf);
+
+	if (n >= sizeof(s))
+		n = sizeof(s) - 1;
+	if (_stp_uread(s, addr, n))
+		return -EFAULT;
+	s[n] = '\0';
+	_stp_pp_quote(buf + len, MAXSTRINGLEN - len, s);
+	return 0;
+}
+
+void _stp_pp_ustr(char *buf, unsigned long addr, size_t max)
+{
+	char s[MAXSTRINGLEN];
+	size_t len = strlen(buf);
+
+	if (max > sizeof(s))
+		max = sizeof(s);
+	if (!addr || _stp_ustrncpy(s, addr, max) < 0) {
 		_stp_pp_num(buf, (int64_t)addr, 1);
 		return;
 	}

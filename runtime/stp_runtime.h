@@ -15,6 +15,8 @@
 #include "stp_transport.h"
 #include "stp_kprobe.h"
 #include "stp_tracepoint.h"
+#include "stp_uprobe.h"
+#include "stp_task.h"
 #include "stp_probe_inline.h"
 
 #endif

@@ -75,6 +75,7 @@ int _stp_uread(void *dst, unsigned long addr, size_t n);
  * (kstrncpy) or current's user (ustrncpy) memory into dst, which is
  * always NUL-terminated when n > 0.  Returns the length copied
  * (without the NUL; n - 1 means the source may go on), or -EFAULT.
+ * User memory is read as _stp_uread reads it (faulted in by uprobes).
  */
 long _stp_kstrncpy(char *dst, unsigned long addr, size_t n);
 
@@ -87,6 +88,9 @@ void _stp_pp_cat(char *buf, const char *s);
 void _stp_pp_num(char *buf, int64_t v, int how);
 void _stp_pp_kstr(char *buf, unsigned long addr, size_t max);
 int _stp_pp_karr(char *buf, unsigned long addr, size_t n);
+/* The same for current's user memory. */
+void _stp_pp_ustr(char *buf, unsigned long addr, size_t max);
+int _stp_pp_uarr(char *buf, unsigned long addr, size_t n);
 long _stp_ustrncpy(char *dst, unsigned long addr, size_t n);
 
 /* Write n bytes from src to kernel or current's user memory.  Returns

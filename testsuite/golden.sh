@@ -1,7 +1,8 @@
 #!/bin/bash
 # golden.sh - the golden test runner: runs every testsuite/{parse,preproc,
-# semantic,diag}/NAME.stp through stap, compares exit status, stdout and
-# stderr with NAME.expect, checks that -p1 output parses back to itself.
+# semantic,diag,uprobe}/NAME.stp through stap, compares exit status,
+# stdout and stderr with NAME.expect, checks that -p1 output parses back
+# to itself.
 #
 # usage: golden.sh STAP SRCDIR [--update] [PATTERN...]
 #   PATTERN (a shell glob on "dir/name") restricts the run, e.g. 'parse/prec_*'.
@@ -13,7 +14,11 @@
 # Script headers (leading comment lines of NAME.stp):
 #   # args: <stap options>          default -p1 (parse, preproc), -p2 (others)
 #   # script-args: <script args>    words after the script name
-# Both are split like shell words; @FAKEKERNEL@ becomes the fake kernel tree.
+# Both are split like shell words; @FAKEKERNEL@ becomes the fake kernel tree,
+# @DBGKERNEL@ the newest kernel release whose -dbg package (DWARF) is here,
+# @PROGRAMS@ the test programs built by make check (BUILDDIR/testsuite/
+# programs, BUILDDIR being $TAPIR_BUILDDIR or the directory of STAP).
+# Options that list probes (-l, -L) run without the script file.
 # Output is TAP, closed by "# golden: N passed, N failed".
 
 set -u
@@ -45,6 +50,13 @@ srcdir=$(cd "$srcdir" && pwd) || exit 2
 tdir=$srcdir/testsuite
 fakekernel=$(find "$tdir/fake-kernel" -mindepth 1 -maxdepth 1 -type d |
 	     sort | head -n 1)
+# Without any -dbg package a release that has none, so that the tests
+# needing DWARF fail rather than pass by saying nothing.
+dbgkernel=$(find /usr/lib/debug/boot -maxdepth 1 -name 'vmlinux-*' \
+	    -printf '%f\n' 2>/dev/null | sed 's/^vmlinux-//' | sort -V |
+	    tail -n 1)
+[ -n "$dbgkernel" ] || dbgkernel=no-kernel-debuginfo
+programs=${TAPIR_BUILDDIR:-$(dirname "$stap")}/testsuite/programs
 
 if [ ! -x "$stap" ]; then
 	echo "golden.sh: $stap is not executable" >&2
@@ -101,9 +113,12 @@ sed_quote()
 # Absolute paths differ between machines; the goldens name them by token.
 norm_fk="s/$(sed_quote "$fakekernel")/@FAKEKERNEL@/g"
 norm_sd="s/$(sed_quote "$srcdir")/@SRCDIR@/g"
+norm_dk="s/$(sed_quote "$dbgkernel")/@DBGKERNEL@/g"
+# first: the build tree may be inside the source tree
+norm_pg="s/$(sed_quote "$programs")/@PROGRAMS@/g"
 normalise()
 {
-	sed -e "$norm_fk" -e "$norm_sd" "$1"
+	sed -e "$norm_pg" -e "$norm_fk" -e "$norm_sd" -e "$norm_dk" "$1"
 }
 
 # Append one output section; a missing final newline is made visible
@@ -130,7 +145,21 @@ split_words()
 {
 	local text=$2
 	text=${text//@FAKEKERNEL@/\'$fakekernel\'}
+	text=${text//@DBGKERNEL@/\'$dbgkernel\'}
+	text=${text//@PROGRAMS@/\'$programs\'}
 	eval "$1=($text)"
+}
+
+# Whether the options list probes: -l and -L take no script file.
+lists_probes()
+{
+	local a
+	for a in "$@"; do
+		case $a in
+		-l | -L | -l?* | -L?*) return 0 ;;
+		esac
+	done
+	return 1
 }
 
 # run_stap OUTBASE DIR ARGS... -- script and script args come in ARGS.
@@ -233,7 +262,12 @@ run_test()
 	h=$(header script-args "$script")
 	split_words sargs "$h"
 
-	run_stap "$tmp/run" "$dir" "${args[@]}" "$name.stp" "${sargs[@]}"
+	if lists_probes "${args[@]}"; then
+		run_stap "$tmp/run" "$dir" "${args[@]}" "${sargs[@]}"
+	else
+		run_stap "$tmp/run" "$dir" "${args[@]}" "$name.stp" \
+			"${sargs[@]}"
+	fi
 	{
 		echo "exit: $(cat "$tmp/run.rc")"
 		section stdout "$tmp/run.out"
@@ -261,10 +295,10 @@ run_test()
 			"$tmp/actual" > "$tmp/diff"
 		comment_file "$tmp/diff"
 	fi
-	roundtrip "$label" "$dir" "$name"
+	lists_probes "${args[@]}" || roundtrip "$label" "$dir" "$name"
 }
 
-for sub in parse preproc semantic diag; do
+for sub in parse preproc semantic diag uprobe; do
 	for script in "$tdir/$sub"/*.stp; do
 		[ -f "$script" ] || continue
 		name=$(basename "$script" .stp)

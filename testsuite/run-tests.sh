@@ -123,6 +123,8 @@ kernel_tests()
 	component vm bash "$TAPIR_SRCDIR/testsuite/vm/check-vm.sh"
 	component transport env STAPRUN="$STAPRUN" bash \
 		"$TAPIR_SRCDIR/testsuite/kernel/transport/check.sh"
+	# the runtime's uprobes, user memory and -c/-x, without the translator
+	component uprobe bash "$TAPIR_SRCDIR/testsuite/kernel/uprobe/check.sh"
 	# scripts run end to end with exact expected output
 	component run env STAP="$STAP" STAPRUN="$STAPRUN" bash \
 		"$TAPIR_SRCDIR/testsuite/run/check-run.sh"

@@ -48,6 +48,7 @@ struct emitter {
 	bool lean;			/* generating a lean handler copy */
 	const struct derived_probe *dp;	/* the probe being generated */
 	int tvar;			/* target temporaries, numbered */
+	bool uread;			/* target reads are of user memory */
 	struct strbuf entry_decls;	/* .return entry handlers' data */
 	struct vec groups;		/* struct group *: emit_group families */
 	struct strbuf *gstart, *gstop;	/* a family's emit_group output */
@@ -929,11 +930,19 @@ static void gen_target_unsupported(struct emitter *em, struct strbuf *o,
 static void gen_kread(struct emitter *em, struct strbuf *o, const char *var,
 		      const char *addr, unsigned int size, const char *at)
 {
-	sb_printf(o, "{ u%u __t; if (_stp_kread(&__t, %s, %u)) { "
-		  "_stp_error_fmt(c, ", size * 8, addr, size);
+	sb_printf(o, "{ u%u __t; if (_stp_%cread(&__t, %s, %u)) { "
+		  "_stp_error_fmt(c, ", size * 8, em->uread ? 'u' : 'k', addr,
+		  size);
 	c_quote(o, at);
-	sb_printf(o, ", \"kernel read fault at 0x%%lx\", (unsigned long)(%s)); "
-		  "%s; } %s = __t; } ", addr, fail_jump(em), var);
+	sb_printf(o, ", \"%s read fault at 0x%%lx\", (unsigned long)(%s)); "
+		  "%s; } %s = __t; } ", em->uread ? "user" : "kernel", addr,
+		  fail_jump(em), var);
+}
+
+/* The registers a tref reads: a uprobe's are the user's. */
+static const char *tregs(const struct tref *r)
+{
+	return r->user ? "c->uregs" : "c->regs";
 }
 
 static unsigned int read_size(unsigned int size)
@@ -948,21 +957,22 @@ static void gen_tbase(struct emitter *em, struct strbuf *o,
 {
 	switch (r->base) {
 	case TRB_REG:
-		sb_printf(o, "%s = (u64)c->regs->%s; ", v, r->reg);
+		sb_printf(o, "%s = (u64)%s->%s; ", v, tregs(r), r->reg);
 		break;
 	case TRB_MEM:
-		sb_printf(o, "%s = c->regs->%s + (%ldL); ", a, r->reg,
+		sb_printf(o, "%s = %s->%s + (%ldL); ", a, tregs(r), r->reg,
 			  r->sp_off);
 		break;
 	case TRB_REGVAL:
-		sb_printf(o, "%s = (u64)(c->regs->%s + (%ldL)); ", v, r->reg,
-			  r->sp_off);
+		sb_printf(o, "%s = (u64)(%s->%s + (%ldL)); ", v, tregs(r),
+			  r->reg, r->sp_off);
 		break;
 	case TRB_CONSTV:
 		sb_printf(o, "%s = (u64)%" PRId64 "LL; ", v, r->value);
 		break;
 	case TRB_RETURN:
-		sb_printf(o, "%s = (u64)regs_return_value(c->regs); ", v);
+		sb_printf(o, "%s = (u64)regs_return_value(%s); ", v,
+			  tregs(r));
 		break;
 	case TRB_CAST:
 		sb_printf(o, "%s = (unsigned long)(", a);
@@ -1123,8 +1133,9 @@ static void gen_pretty(struct emitter *em, struct strbuf *o,
 	case KT_PTR:
 		gen_tload(em, o, t, in_mem, 0, 0, a, v, at);
 		if (is_char_ptr(t))
-			sb_printf(o, "_stp_pp_kstr(%s, (unsigned long)%s, "
-				  "MAXSTRINGLEN); ", buf, v);
+			sb_printf(o, "_stp_pp_%cstr(%s, (unsigned long)%s, "
+				  "MAXSTRINGLEN); ", em->uread ? 'u' : 'k',
+				  buf, v);
 		else
 			sb_printf(o, "_stp_pp_num(%s, (s64)%s, 1); ", buf, v);
 		return;
@@ -1133,11 +1144,13 @@ static void gen_pretty(struct emitter *em, struct strbuf *o,
 			break;
 		if (t->target && t->target->kind == KT_INT &&
 		    t->target->is_char) {
-			sb_printf(o, "if (_stp_pp_karr(%s, %s, %u)) { "
-				  "_stp_error_fmt(c, ", buf, a, t->nelem);
+			sb_printf(o, "if (_stp_pp_%carr(%s, %s, %u)) { "
+				  "_stp_error_fmt(c, ", em->uread ? 'u' : 'k',
+				  buf, a, t->nelem);
 			c_quote(o, at);
-			sb_printf(o, ", \"kernel read fault at 0x%%lx\", %s); "
-				  "%s; } ", a, fail_jump(em));
+			sb_printf(o, ", \"%s read fault at 0x%%lx\", %s); "
+				  "%s; } ", em->uread ? "user" : "kernel", a,
+				  fail_jump(em));
 			return;
 		}
 		if (depth <= 0 || !t->nelem || !t->target->size) {
@@ -1242,8 +1255,8 @@ static void gen_tlist(struct emitter *em, struct strbuf *o,
 	}
 }
 
-static void gen_target(struct emitter *em, struct strbuf *o,
-		       const struct expr *e)
+static void gen_target_reads(struct emitter *em, struct strbuf *o,
+			     const struct expr *e)
 {
 	const struct tref *r = e->tref;
 	const char *at = where(em, e);
@@ -1280,6 +1293,19 @@ static void gen_target(struct emitter *em, struct strbuf *o,
 		gen_tload(em, o, r->final, r->in_mem, r->bit_off, r->bit_size,
 			  a, v, at);
 	sb_printf(o, "(int64_t)%s; })", v);
+}
+
+/* User-space targets (uprobes) read with _stp_uread, kernel ones with
+ * _stp_kread; an index expression inside may be either.
+ */
+static void gen_target(struct emitter *em, struct strbuf *o,
+		       const struct expr *e)
+{
+	bool old = em->uread;
+
+	em->uread = e->tref->user;
+	gen_target_reads(em, o, e);
+	em->uread = old;
 }
 
 /* A value saved at entry, read in the .return handler. */
@@ -2256,16 +2282,11 @@ bool emit_probe_lean(struct emitter *em, const struct derived_probe *dp)
 	return dp->lean;
 }
 
-/* The lean copy of a probe's handler: the same statements, no context
- * and no MAXACTION account.
+/* The handler's statements between its condition, the locks and the
+ * exit label, for both copies.
  */
-static void gen_lean_body(struct emitter *em, struct derived_probe *dp)
+static void gen_handler_run(struct emitter *em, struct derived_probe *dp)
 {
-	struct body *b = em->b;
-
-	sb_printf(&b->text, "static inline void stp_probe_%d_lean(void)\n{\n",
-		  dp->index);
-	em->lean = true;
 	if (dp->cond)
 		line(em, "if (!(%s))\n\t\treturn;", cond_text(em, dp->cond));
 	line(em, "if (!stp_probe_%d_lock())", dp->index);
@@ -2275,8 +2296,7 @@ static void gen_lean_body(struct emitter *em, struct derived_probe *dp)
 	line(em, "out: __maybe_unused;");
 	em->depth = 1;
 	line(em, "stp_probe_%d_unlock();", dp->index);
-	sb_puts(&b->text, "}\n\n");
-	em->lean = false;
+	sb_puts(&em->b->text, "}\n\n");
 }
 
 static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
@@ -2298,19 +2318,18 @@ static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
 	     dp->index);
 	line(em, "(void)l;");
 	init_locals(em, b);
-	if (dp->cond)
-		line(em, "if (!(%s))\n\t\treturn;", cond_text(em, dp->cond));
-	line(em, "if (!stp_probe_%d_lock())", dp->index);
-	line(em, "\treturn;");
-	gen_block_body(em, dp->body);
-	em->depth = 0;
-	line(em, "out: __maybe_unused;");
-	em->depth = 1;
-	line(em, "stp_probe_%d_unlock();", dp->index);
-	sb_puts(&b->text, "}\n\n");
+	gen_handler_run(em, dp);
+	/* the lean copy: the same statements, no context and no MAXACTION
+	 * account
+	 */
 	dp->lean = probe_is_lean(dp);
-	if (dp->lean)
-		gen_lean_body(em, dp);
+	if (!dp->lean)
+		return;
+	sb_printf(&b->text, "static inline void stp_probe_%d_lean(void)\n{\n",
+		  dp->index);
+	em->lean = true;
+	gen_handler_run(em, dp);
+	em->lean = false;
 }
 
 /* ------------------------------------------------------------------ */

@@ -41,6 +41,24 @@ static const struct conf_probe conf_probes[] = {
 	{ "STAPCONF_GET_RANDOM_U32_BELOW",
 	  "#include <linux/random.h>\n"
 	  "u32 t(void);\nu32 t(void) { return get_random_u32_below(7); }\n" },
+	/* the uprobe API of runtime/stp_uprobe.c (6.12 against 6.1) */
+	{ "STAPCONF_UPROBE_REGISTER_UPROBE",
+	  "#include <linux/uprobes.h>\n"
+	  "struct uprobe *t(struct inode *i, struct uprobe_consumer *c);\n"
+	  "struct uprobe *t(struct inode *i, struct uprobe_consumer *c)\n"
+	  "{ struct uprobe *u = uprobe_register(i, 0, 0, c);\n"
+	  "  uprobe_unregister_nosync(u, c); uprobe_unregister_sync();\n"
+	  "  return u; }\n" },
+	{ "STAPCONF_UPROBE_FILTER_MM",
+	  "#include <linux/uprobes.h>\n"
+	  "_Static_assert(__same_type(((struct uprobe_consumer *)0)->filter,"
+	  " bool (*)(struct uprobe_consumer *, struct mm_struct *)), \"\");\n"
+	},
+	{ "STAPCONF_UPROBE_HANDLER_DATA",
+	  "#include <linux/uprobes.h>\n"
+	  "_Static_assert(__same_type(((struct uprobe_consumer *)0)->handler,"
+	  " int (*)(struct uprobe_consumer *, struct pt_regs *, __u64 *)),"
+	  " \"\");\n" },
 };
 
 static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
@@ -141,8 +159,8 @@ static const char *stapconf(struct session *s, const char *tmpdir)
 	sb_init(&kb);
 	for (i = 0; i < ARRAY_SIZE(conf_probes); i++) {
 		write_text(arena_printf(s->arena, "%s/t%zu.c", dir, i),
-			   arena_printf(s->arena, "%s\nMODULE_LICENSE(\"GPL\");"
-					"\n#include <linux/module.h>\n",
+			   arena_printf(s->arena, "#include <linux/module.h>\n"
+					"%s\nMODULE_LICENSE(\"GPL\");\n",
 					conf_probes[i].code));
 		sb_printf(&kb, "obj-m += t%zu.o\n", i);
 	}

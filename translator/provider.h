@@ -125,5 +125,7 @@ extern const struct provider never_provider;
 extern const struct provider timer_provider;
 extern const struct provider kfunc_provider;
 extern const struct provider tracepoint_provider;
+extern const struct provider uprobe_provider;
+extern const struct provider process_events_provider;
 
 #endif

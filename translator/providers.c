@@ -14,22 +14,28 @@
  */
 #define DW_ROOTS "{process,process(s),process(n)," \
 		 "process.library(s),process(s).library(s)}"
+/* the roots providers/uprobe.c does not take yet */
+#define DW_OTHER_ROOTS "{process,process(n),process.library(s)}"
 
 static const char *const dwarf_patterns[] = {
-	DW_ROOTS ".function(s){,.call,.exported,.inline,.return,"
-		".return.maxactive(n),.label(s),.callee(s){,.call,.return},"
-		".callees,.callees(n)}",
-	DW_ROOTS ".function(n){,.call,.exported,.return}",
-	DW_ROOTS ".statement({s,n}){,.nearest}",
-	"{process,process(s),process(n)}{.mark(s),.provider(s).mark(s),"
+	DW_OTHER_ROOTS ".function(s){,.call,.exported,.inline,.return}",
+	DW_ROOTS ".function(s){.return.maxactive(n),.label(s),"
+		".callee(s){,.call,.return},.callees,.callees(n)}",
+	DW_OTHER_ROOTS ".function(n){,.call,.exported,.return}",
+	DW_OTHER_ROOTS ".statement({s,n})",
+	DW_ROOTS ".statement({s,n}).nearest",
+	"process(s).library(s){.mark(s),.provider(s).mark(s),"
+		".plt{,(s)}{,.return}}",
+	"{process,process(n)}{.mark(s),.provider(s).mark(s),"
 		".plt{,(s)}{,.return}}",
 	"process(n).statement(n).absolute{,.return}",
 	NULL
 };
 
+/* the pathless events are providers/process_events.c's */
 static const char *const task_patterns[] = {
-	"{process,process(s),process(n)}{.begin,.end,.thread.begin,"
-		".thread.end,.syscall{,.return}}",
+	"{process(s),process(n)}{.begin,.end,.thread.begin,.thread.end}",
+	"{process,process(s),process(n)}.syscall{,.return}",
 	NULL
 };
 
@@ -79,6 +85,8 @@ static const struct provider *const providers[] = {
 	&task_provider,
 	&kfunc_provider,
 	&tracepoint_provider,
+	&uprobe_provider,
+	&process_events_provider,
 	&hwbkpt_provider,
 	&perf_provider,
 	&procfs_provider,

@@ -109,6 +109,8 @@ struct session {
 	struct vec embeds;		/* struct embedded * */
 	bool arg_used[STAP_MAX_ARGS];	/* $N/@N seen in any file */
 	struct kernel_types *ktypes;	/* target.c: loaded on first use */
+	struct vec user_objs;		/* struct uelf *: programs and
+					 * libraries of process probes */
 	/* diagnostics */
 	int errors;
 	int warnings;

@@ -1,49 +1,93 @@
-/* target.c - pass 2 of $target expressions: the kernel's type source,
- * where a parameter lives by the calling convention, and the checking
- * of member chains, indexes, '&' and pretty-printing against the types.
+/* target.c - pass 2 of $target expressions: the type sources of the
+ * kernel and of its modules, where a parameter lives by the calling
+ * convention, and the checking of member chains, indexes, '&' and
+ * pretty-printing against the types.
  */
 #include "target.h"
 #include "debuginfo/btf.h"
 #include "debuginfo/dwarf.h"
+#include "debuginfo/kmod.h"
+#include "debuginfo/ksyms.h"
 #include "debuginfo/tracepoints.h"
+#include "debuginfo/uelf.h"
 #include "diag.h"
 #include "kbuild.h"
 #include "session.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct kernel_types {
+	bool tried;			/* the kernel's own source */
 	struct kbtf *btf;
 	struct kdwarf *dw;
 	const struct ksrc *src;		/* DWARF when there, else BTF */
 	bool failed, btf_failed;
 	struct ktp_catalog *tp;
 	bool tp_failed;
-	struct vec exported;		/* Module.symvers names, sorted */
+	struct vec exported;		/* "owner:symbol" of Module.symvers,
+					 * sorted; the kernel is "vmlinux" */
 	bool exported_loaded;
+	struct kmod_list *modlist;	/* the installed modules */
+	bool modlist_failed;
+	struct vec mods;		/* struct kmod_types * */
+	struct ksyms *syms;		/* function symbols, when known */
+	bool syms_tried;
 };
 
-/* Which source: TAPIR_KERNEL_TYPES=btf or =dwarf forces one (the tests
- * run scripts from each); otherwise DWARF when the kernel's -dbg package
- * is installed, else BTF.
+/* A module's types, as the kernel's: DWARF from the -dbg package when
+ * it is installed, else the module's own BTF on top of the kernel's.
  */
-static bool want_dwarf(struct session *s)
+struct kmod_types {
+	const char *name;		/* the kernel's name: "snd_hda" */
+	const char *path;		/* its file; NULL: no such module */
+	struct kbtf *btf;
+	struct kdwarf *dw;
+	const struct ksrc *src;
+	bool tried, failed;
+	char *image;			/* its file's bytes, for symbols */
+	size_t image_len;
+};
+
+/* TAPIR_KERNEL_TYPES=btf or =dwarf forces a source (the tests run
+ * scripts from each): 'b', 'd', or 0 when it is not set.
+ */
+static char forced_types(void)
 {
 	const char *env = getenv("TAPIR_KERNEL_TYPES");
 
 	if (env && (!strcmp(env, "btf") || !strcmp(env, "dwarf")))
-		return !strcmp(env, "dwarf");
+		return env[0];
+	return 0;
+}
+
+/* Which source: the forced one, else DWARF when the kernel's -dbg
+ * package is installed, else BTF.
+ */
+static bool want_dwarf(struct session *s)
+{
+	if (forced_types())
+		return forced_types() == 'd';
 	return file_exists(arena_printf(s->arena,
 					"/usr/lib/debug/boot/vmlinux-%s",
 					s->kernel_vr));
 }
 
+static struct kernel_types *kt_of(struct session *s)
+{
+	if (!s->ktypes) {
+		s->ktypes = xmalloc(sizeof(*s->ktypes));
+		memset(s->ktypes, 0, sizeof(*s->ktypes));
+	}
+	return s->ktypes;
+}
+
 static struct kbtf *load_btf(struct prov_ctx *c, struct loc loc)
 {
 	struct session *s = c->s;
-	struct kernel_types *kt = s->ktypes;
+	struct kernel_types *kt = kt_of(s);
 	char *err = NULL;
 
 	if (kt->btf || kt->btf_failed)
@@ -61,13 +105,11 @@ static struct kbtf *load_btf(struct prov_ctx *c, struct loc loc)
 const struct ksrc *target_kernel_types(struct prov_ctx *c, struct loc loc)
 {
 	struct session *s = c->s;
-	struct kernel_types *kt = s->ktypes;
+	struct kernel_types *kt = kt_of(s);
 	char *err = NULL;
 
-	if (!kt) {
-		kt = xmalloc(sizeof(*kt));
-		memset(kt, 0, sizeof(*kt));
-		s->ktypes = kt;
+	if (!kt->tried) {
+		kt->tried = true;
 		if (!s->kernel_vr) {
 			kt->failed = true;
 			prov_error(c, loc, "no type information: no target "
@@ -97,6 +139,11 @@ const struct ksrc *target_kernel_types(struct prov_ctx *c, struct loc loc)
 	return kt->src;
 }
 
+bool target_kernel_wants_dwarf(struct session *s)
+{
+	return s->kernel_vr && want_dwarf(s);
+}
+
 struct kdwarf *target_kernel_dwarf(struct prov_ctx *c, struct loc loc)
 {
 	return target_kernel_types(c, loc) ? c->s->ktypes->dw : NULL;
@@ -109,44 +156,279 @@ struct kbtf *target_kernel_btf(struct prov_ctx *c, struct loc loc)
 	return load_btf(c, loc);
 }
 
-/* The kernel's own exported symbols, from Module.symvers. */
-bool target_exported(struct prov_ctx *c, struct loc loc, const char *name)
+/* Module.symvers: "CRC\tSYMBOL\tOWNER\tEXPORT_TYPE..." per line, the
+ * owner "vmlinux" or a module's path without ".ko" ("drivers/block/loop").
+ * Kept as "owner:symbol" with the owner's kernel name.
+ */
+static void load_exported(struct prov_ctx *c, struct loc loc,
+			  struct kernel_types *kt)
 {
-	struct kernel_types *kt = c->s->ktypes;
 	struct arena *a = c->s->arena;
 	char *path, *text, *line, *save;
 
-	if (!kt)
+	kt->exported_loaded = true;
+	path = arena_printf(a, "/lib/modules/%s/build/Module.symvers",
+			    c->s->kernel_vr);
+	text = read_file(path, NULL);
+	if (!text) {
+		prov_error(c, loc, "cannot read %s for .exported", path);
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f1 = strchr(line, '\t'), *f2, *f3, *owner, *slash;
+
+		f2 = f1 ? strchr(f1 + 1, '\t') : NULL;
+		f3 = f2 ? strchr(f2 + 1, '\t') : NULL;
+		if (!f3)
+			continue;
+		*f3 = '\0';
+		slash = strrchr(f2 + 1, '/');
+		owner = arena_strdup(a, slash ? slash + 1 : f2 + 1);
+		kmod_canon(owner);
+		vec_push(a, &kt->exported, arena_printf(a, "%s:%.*s", owner,
+			 (int)(f2 - f1 - 1), f1 + 1));
+	}
+	free(text);
+	if (kt->exported.n)
+		qsort(kt->exported.items, (size_t)kt->exported.n,
+		      sizeof(void *), cmp_strp);
+}
+
+bool target_module_exported(struct prov_ctx *c, struct loc loc,
+			    const char *module, const char *name)
+{
+	struct kernel_types *kt = kt_of(c->s);
+	char *owner = arena_strdup(c->s->arena, module ? module : "vmlinux");
+	char *key;
+
+	if (!kt->exported_loaded)
+		load_exported(c, loc, kt);
+	if (!kt->exported.n)
 		return false;
-	if (!kt->exported_loaded) {
-		kt->exported_loaded = true;
-		path = arena_printf(a, "/lib/modules/%s/build/Module.symvers",
-				    c->s->kernel_vr);
-		text = read_file(path, NULL);
-		if (!text) {
-			prov_error(c, loc, "cannot read %s for .exported",
-				   path);
+	kmod_canon(owner);
+	key = arena_printf(c->s->arena, "%s:%s", owner, name);
+	return bsearch(&key, kt->exported.items, (size_t)kt->exported.n,
+		       sizeof(void *), cmp_strp) != NULL;
+}
+
+/* The kernel's own exported symbols. */
+bool target_exported(struct prov_ctx *c, struct loc loc, const char *name)
+{
+	return target_module_exported(c, loc, NULL, name);
+}
+
+/* ------------------------------------------------------------ modules */
+
+/* The kernel's installed modules, listed once; NULL after reporting. */
+static struct kmod_list *modules_of(struct prov_ctx *c, struct loc loc)
+{
+	struct kernel_types *kt = kt_of(c->s);
+	char *err = NULL;
+
+	if (!kt->modlist && !kt->modlist_failed) {
+		kt->modlist = kmod_list_load(c->s->kernel_vr, &err);
+		kt->modlist_failed = !kt->modlist;
+		if (!kt->modlist)
+			prov_error(c, loc, "cannot list the modules of kernel "
+				   "%s: %s", c->s->kernel_vr ?
+				   c->s->kernel_vr : "?", err ? err : "?");
+		free(err);
+	} else if (!kt->modlist) {
+		c->errors++;
+	}
+	return kt->modlist;
+}
+
+/* The entry of module name (any spelling), made on first use; NULL
+ * after reporting when the kernel has no such module.
+ */
+static struct kmod_types *module_of(struct prov_ctx *c, struct loc loc,
+				    const char *name)
+{
+	struct session *s = c->s;
+	struct kernel_types *kt = kt_of(s);
+	struct kmod_types *m;
+	struct kmod_list *l = modules_of(c, loc);
+	char *canon = arena_strdup(s->arena, name);
+	int i;
+
+	kmod_canon(canon);
+	for (i = 0; i < kt->mods.n; i++) {
+		m = kt->mods.items[i];
+		if (strcmp(m->name, canon))
+			continue;
+		if (!m->path)
+			c->errors++;
+		return m->path ? m : NULL;
+	}
+	if (!l)
+		return NULL;
+	m = arena_alloc(s->arena, sizeof(*m));
+	m->name = canon;
+	vec_push(s->arena, &kt->mods, m);
+	m->path = kmod_list_path(l, canon);
+	if (!m->path)
+		prov_error(c, loc, "no module '%s' in kernel %s (not in "
+			   "/lib/modules/%s/modules.dep)", name,
+			   s->kernel_vr, s->kernel_vr);
+	return m->path ? m : NULL;
+}
+
+static bool module_load_dwarf(struct prov_ctx *c, struct loc loc,
+			      struct kmod_types *m)
+{
+	struct session *s = c->s;
+	char *dbg = kmod_debug_path(s->kernel_vr, m->path), *err = NULL;
+
+	if (!dbg) {
+		prov_error(c, loc, "no debuginfo (DWARF) for module %s: "
+			   "install linux-image-%s-dbg", m->name,
+			   s->kernel_vr);
+		return false;
+	}
+	m->dw = kdwarf_load_module(s->kernel_vr, m->name, dbg,
+				   kbuild_cache_dir(s), &err);
+	if (!m->dw)
+		prov_error(c, loc, "%s", err ? err : "?");
+	else
+		m->src = kdwarf_src(m->dw);
+	free(err);
+	free(dbg);
+	return m->dw != NULL;
+}
+
+static bool module_load_btf(struct prov_ctx *c, struct loc loc,
+			    struct kmod_types *m)
+{
+	struct session *s = c->s;
+	struct kbtf *base = load_btf(c, loc);
+	char *err = NULL;
+
+	if (!base)
+		return false;
+	m->btf = kbtf_load_module(base, s->kernel_vr, m->name, m->path,
+				  kbuild_cache_dir(s), &err);
+	if (!m->btf)
+		prov_error(c, loc, "no type information (BTF) for module %s "
+			   "of kernel %s: %s", m->name, s->kernel_vr,
+			   err ? err : "?");
+	else
+		m->src = kbtf_src(m->btf);
+	free(err);
+	return m->btf != NULL;
+}
+
+/* DWARF as for the kernel: forced, or when the -dbg package has it. */
+static bool module_wants_dwarf(struct session *s, struct kmod_types *m)
+{
+	char *dbg;
+
+	if (forced_types())
+		return forced_types() == 'd';
+	dbg = kmod_debug_path(s->kernel_vr, m->path);
+	free(dbg);
+	return dbg != NULL;
+}
+
+const struct ksrc *target_module_types(struct prov_ctx *c, struct loc loc,
+				       const char *module)
+{
+	struct kmod_types *m = module_of(c, loc, module);
+
+	if (!m)
+		return NULL;
+	if (!m->tried) {
+		m->tried = true;
+		m->failed = module_wants_dwarf(c->s, m) ?
+			    !module_load_dwarf(c, loc, m) :
+			    !module_load_btf(c, loc, m);
+	} else if (m->failed) {
+		c->errors++;
+	}
+	return m->failed ? NULL : m->src;
+}
+
+struct kdwarf *target_module_dwarf(struct prov_ctx *c, struct loc loc,
+				   const char *module)
+{
+	struct kmod_types *m = module_of(c, loc, module);
+
+	return m && target_module_types(c, loc, module) ? m->dw : NULL;
+}
+
+/* The entry of module (the kernel's name) if it was looked at. */
+static struct kmod_types *module_seen(struct session *s, const char *module)
+{
+	struct kernel_types *kt = kt_of(s);
+	int i;
+
+	for (i = 0; i < kt->mods.n; i++) {
+		struct kmod_types *m = kt->mods.items[i];
+
+		if (!strcmp(m->name, module))
+			return m;
+	}
+	return NULL;
+}
+
+bool target_module_loaded(struct prov_ctx *c, const char *module)
+{
+	struct kmod_types *m = module_seen(c->s, module);
+
+	return m && m->tried;
+}
+
+void target_module_release(struct prov_ctx *c, const char *module)
+{
+	struct kmod_types *m = module_seen(c->s, module);
+
+	if (m) {
+		kbtf_free(m->btf);
+		kdwarf_free(m->dw);
+		free(m->image);
+		m->btf = NULL;
+		m->dw = NULL;
+		m->image = NULL;
+		m->src = NULL;
+		m->tried = m->failed = false;
+	}
+}
+
+bool target_module_exists(struct prov_ctx *c, struct loc loc,
+			  const char *module)
+{
+	return module_of(c, loc, module) != NULL;
+}
+
+bool target_module_has_func(struct prov_ctx *c, struct loc loc,
+			    const char *module, const char *func)
+{
+	struct kmod_types *m = module_of(c, loc, module);
+	char *err = NULL;
+
+	if (!m)
+		return false;
+	if (!m->image) {
+		m->image = kmod_read(m->path, &m->image_len, &err);
+		if (!m->image) {
+			prov_error(c, loc, "module %s: %s", m->name,
+				   err ? err : "?");
+			free(err);
 			return false;
 		}
-		for (line = strtok_r(text, "\n", &save); line;
-		     line = strtok_r(NULL, "\n", &save)) {
-			char *f1 = strchr(line, '\t'), *f2;
-
-			f2 = f1 ? strchr(f1 + 1, '\t') : NULL;
-			/* CRC, symbol, module: only vmlinux's own */
-			if (!f2 || strncmp(f2 + 1, "vmlinux\t", 8))
-				continue;
-			vec_push(a, &kt->exported, arena_strndup(a, f1 + 1,
-				 (size_t)(f2 - f1 - 1)));
-		}
-		free(text);
-		if (kt->exported.n)
-			qsort(kt->exported.items, (size_t)kt->exported.n,
-			      sizeof(void *), cmp_strp);
 	}
-	return kt->exported.n && bsearch(&name, kt->exported.items,
-					 (size_t)kt->exported.n,
-					 sizeof(void *), cmp_strp);
+	return kmod_elf_has_func(m->image, m->image_len, func);
+}
+
+int target_modules_matching(struct prov_ctx *c, struct loc loc,
+			    const char *glob,
+			    void (*cb)(const char *name, void *arg),
+			    void *arg)
+{
+	struct kmod_list *l = modules_of(c, loc);
+
+	return l ? kmod_list_match(l, glob, cb, arg) : -1;
 }
 
 struct ktp_catalog *target_tracepoints(struct prov_ctx *c, struct loc loc)
@@ -171,11 +453,41 @@ struct ktp_catalog *target_tracepoints(struct prov_ctx *c, struct loc loc)
 	return kt->tp;
 }
 
+const struct ksyms *target_kernel_symbols(struct session *s)
+{
+	struct kernel_types *kt = kt_of(s);
+	char *err = NULL;
+
+	if (!kt->syms_tried) {
+		kt->syms_tried = true;
+		kt->syms = ksyms_load(s->kernel_vr, &err);
+		if (!kt->syms && s->opt.verbose > 1)
+			fprintf(stderr, "kernel symbols: %s\n", err);
+		free(err);
+	}
+	return kt->syms;
+}
+
 void target_session_free(struct session *s)
 {
+	int i;
+
+	for (i = 0; i < s->user_objs.n; i++)
+		uelf_free(s->user_objs.items[i]);
+	s->user_objs.n = 0;
 	if (!s->ktypes)
 		return;
+	/* a module's BTF rests on the kernel's: it goes first */
+	for (i = 0; i < s->ktypes->mods.n; i++) {
+		struct kmod_types *m = s->ktypes->mods.items[i];
+
+		kbtf_free(m->btf);
+		kdwarf_free(m->dw);
+		free(m->image);
+	}
+	kmod_list_free(s->ktypes->modlist);
 	ktp_free(s->ktypes->tp);
+	ksyms_free(s->ktypes->syms);
 	kbtf_free(s->ktypes->btf);
 	kdwarf_free(s->ktypes->dw);
 	free(s->ktypes);
@@ -450,22 +762,58 @@ int target_bind(struct prov_ctx *c, struct expr *e, struct tref *r)
 
 static bool kernel_module_name(const char *m)
 {
-	return !m || !strncmp(m, "kernel", 6);
+	return !strncmp(m, "kernel", 6) && (!m[6] || m[6] == '<');
+}
+
+/* The type in the sources the module argument names, in order: "kernel"
+ * (also with a header, "kernel<linux/fs.h>"), a module, or a list of
+ * them joined by ':'.  0, -ENOENT (not found: *where says where it was
+ * looked for), or -1 after reporting.
+ */
+static int cast_type_in(struct prov_ctx *c, struct expr *e, const char *name,
+			const struct ktype **t, const char **where)
+{
+	struct arena *a = c->s->arena;
+	char *list = arena_strdup(a, e->module ? e->module : "kernel");
+	char *save, *m;
+	const char *desc;
+	const struct ksrc *src;
+
+	*where = NULL;
+	for (m = strtok_r(list, ":", &save); m;
+	     m = strtok_r(NULL, ":", &save)) {
+		bool kernel = kernel_module_name(m);
+
+		if (!kernel && (strchr(m, '/') || strchr(m, '<'))) {
+			prov_error(c, e->loc, "@cast in '%s': only the "
+				   "kernel's and its modules' types are "
+				   "supported", m);
+			return -1;
+		}
+		src = kernel ? target_kernel_types(c, e->loc) :
+			       target_module_types(c, e->loc, m);
+		if (!src)
+			return -1;
+		if (!src->ops->type_by_name(src, name, t))
+			return 0;
+		desc = kernel ? "the kernel's" : arena_printf(a, "module %s's",
+							      m);
+		desc = arena_printf(a, "%s %s", desc, src->ops->name);
+		*where = *where ? arena_printf(a, "%s or %s", *where, desc) :
+			 desc;
+	}
+	return -ENOENT;
 }
 
 int target_resolve_cast(struct prov_ctx *c, struct expr *e)
 {
-	const struct ksrc *src;
 	const struct ktype *t;
+	const char *where;
 	struct tref *r;
 	const char *name = e->cast_type;
 	size_t n = strlen(name);
+	int rc;
 
-	if (!kernel_module_name(e->module)) {
-		prov_error(c, e->loc, "@cast in module '%s': only kernel "
-			   "types are supported", e->module);
-		return -1;
-	}
 	while (n && name[n - 1] == ' ')
 		n--;
 	if (n && name[n - 1] == '*') {
@@ -473,14 +821,12 @@ int target_resolve_cast(struct prov_ctx *c, struct expr *e)
 			   "the type it points to", name);
 		return -1;
 	}
-	src = target_kernel_types(c, e->loc);
-	if (!src)
+	rc = cast_type_in(c, e, name, &t, &where);
+	if (rc == -ENOENT)
+		prov_error(c, e->loc, "type '%s' not found in %s", name,
+			   where ? where : "the kernel's types");
+	if (rc)
 		return -1;
-	if (src->ops->type_by_name(src, name, &t)) {
-		prov_error(c, e->loc, "type '%s' not found in the kernel's %s",
-			   name, src->ops->name);
-		return -1;
-	}
 	r = arena_alloc(c->s->arena, sizeof(*r));
 	r->base = TRB_CAST;
 	r->type = t;

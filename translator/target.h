@@ -51,6 +51,8 @@ struct tref {
 	struct tstep *steps;
 	bool in_mem;			/* final state is an address */
 	unsigned int bit_off, bit_size;	/* final member is a bitfield */
+	bool user;			/* user registers (c->uregs) and
+					 * memory: a uprobe's target */
 	/* TRB_LIST: one entry per name, each a complete tref */
 	int nlist;
 	const char **list_names;
@@ -81,7 +83,8 @@ struct tref *target_list(struct prov_ctx *c, struct expr *e, int max);
 int target_bind(struct prov_ctx *c, struct expr *e, struct tref *r);
 
 /* Resolve @cast(addr, "type"[, "module"]) anywhere: the type source of
- * the session's kernel.  0 or -1 (reported).
+ * the session's kernel, or of the modules named ("brd", "kernel:brd":
+ * the first that has the type).  0 or -1 (reported).
  */
 int target_resolve_cast(struct prov_ctx *c, struct expr *e);
 
@@ -95,8 +98,54 @@ const struct ksrc *target_kernel_types(struct prov_ctx *c, struct loc loc);
  */
 struct kdwarf *target_kernel_dwarf(struct prov_ctx *c, struct loc loc);
 
+/* Whether the kernel's type source will be its DWARF, decided without
+ * loading anything: a point that needs DWARF and nothing else says so
+ * before the BTF it cannot use is looked for.
+ */
+bool target_kernel_wants_dwarf(struct session *s);
+
 /* Whether name is exported by the kernel (its Module.symvers). */
 bool target_exported(struct prov_ctx *c, struct loc loc, const char *name);
+
+/* The same for module (any spelling; NULL: the kernel itself). */
+bool target_module_exported(struct prov_ctx *c, struct loc loc,
+			    const char *module, const char *name);
+
+/* Module module of the session's kernel ("snd-hda-intel" and
+ * "snd_hda_intel" are one): whether it is installed (false after
+ * reporting "no module" at loc); its type source, loaded once, DWARF
+ * when its -dbg file is installed, else its BTF (NULL after reporting);
+ * its DWARF when that is the source, else NULL (no error).
+ */
+bool target_module_exists(struct prov_ctx *c, struct loc loc,
+			  const char *module);
+const struct ksrc *target_module_types(struct prov_ctx *c, struct loc loc,
+				       const char *module);
+struct kdwarf *target_module_dwarf(struct prov_ctx *c, struct loc loc,
+				   const char *module);
+
+/* Whether the sources of module (the kernel's name of it) are loaded;
+ * let them go: module("PATTERN") loads the sources of every module it
+ * matches and keeps those of the modules with points, and of those
+ * loaded before (their types may be in use).  A later use loads them
+ * again.
+ */
+bool target_module_loaded(struct prov_ctx *c, const char *module);
+void target_module_release(struct prov_ctx *c, const char *module);
+
+/* Whether the module's file defines a function symbol func: a function
+ * that its types do not describe may still be probed by its symbol.
+ */
+bool target_module_has_func(struct prov_ctx *c, struct loc loc,
+			    const char *module, const char *func);
+
+/* cb per installed module whose kernel name matches glob, in strcmp
+ * order; the number reported, or -1 after reporting.
+ */
+int target_modules_matching(struct prov_ctx *c, struct loc loc,
+			    const char *glob,
+			    void (*cb)(const char *name, void *arg),
+			    void *arg);
 
 /* The kernel's BTF itself (for tracepoint types), or NULL. */
 struct kbtf *target_kernel_btf(struct prov_ctx *c, struct loc loc);
@@ -105,6 +154,11 @@ struct kbtf *target_kernel_btf(struct prov_ctx *c, struct loc loc);
 struct ktp_catalog *target_tracepoints(struct prov_ctx *c, struct loc loc);
 
 /* Release what target_kernel_types() loaded. */
+/* The kernel's function symbols (debuginfo/ksyms.h), for names without
+ * a type record; NULL when there is no list for the target kernel.
+ */
+const struct ksyms *target_kernel_symbols(struct session *s);
+
 void target_session_free(struct session *s);
 
 /* " $name:type" for each of f's parameters, as stap -L prints them. */

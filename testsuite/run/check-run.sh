@@ -140,7 +140,7 @@ check_prerequisites()
 		     "(build it, or set STAPRUN)"
 	for tool in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static \
 		    cpio:cpio gzip:gzip base64:coreutils make:make gcc:gcc \
-		    sha256sum:coreutils; do
+		    sha256sum:coreutils xz:xz-utils; do
 		command -v "${tool%%:*}" >/dev/null ||
 			need "${tool%%:*} (apt-get install ${tool#*:})"
 	done
@@ -193,10 +193,34 @@ headers()
 	sed -n -e '/^#/!q' -e 's/\r$//' -e "s/^# $1:[[:space:]]*//p" "$2"
 }
 
-# split_words ARRAY TEXT: TEXT split like shell words into ARRAY.
+# split_words ARRAY TEXT: TEXT split like shell words into ARRAY, with
+# @PROGRAMS@ standing for the directory of the test programs.
 split_words()
 {
-	eval "$1=($2)"
+	local text=${2//@PROGRAMS@/\'$programs\'}
+	eval "$1=($text)"
+}
+
+# setup_args KVER SCRIPT LOG: the output of the script's "# setup:"
+# commands, run on the host in this directory with KVER and PROGRAMS
+# (the test programs' directory) set (the first
+# that fails stops them), appended to $sargs; on failure their stderr
+# is in LOG and the status is 1.
+setup_args()
+{
+	local cmd out more=()
+	cmd=$(header setup "$2")
+	[ -n "$cmd" ] || return 0
+	if ! out=$(cd "$here" && KVER=$1 PROGRAMS=$programs \
+		   bash -e -c "$cmd" 2>"$3.err"); then
+		{
+			echo "setup for $1 failed: $cmd"
+			cat "$3.err"
+		} >"$3"
+		return 1
+	fi
+	read -r -d '' -a more <<<"$out" || true
+	sargs+=(${more[@]+"${more[@]}"})
 }
 
 # staprun_args: the staprun options and module arguments for the stap
@@ -242,6 +266,9 @@ tool_hash()
 		find "$top/runtime" "$top/tapset" -type f -print0 |
 			LC_ALL=C sort -z | xargs -0 sha256sum
 		gcc --version 2>&1 | head -n 1
+		# process probes hold offsets into the test programs
+		find "$programs" -maxdepth 1 -type f -print0 2>/dev/null |
+			LC_ALL=C sort -z | xargs -0 -r sha256sum
 		echo "tapir-check-run 1"
 	} | sha256sum | cut -c1-64
 }
@@ -270,6 +297,10 @@ build_one()
 	# "types: dwarf" tests run where the kernel's debuginfo is
 	if [ "$types" = dwarf ] && [ $dbg = no ]; then
 		echo na >"$bdir/status"
+		return
+	fi
+	if ! setup_args "$k" "$script" "$bdir/build.log"; then
+		echo failed >"$bdir/status"
 		return
 	fi
 	key=$( {
@@ -322,39 +353,98 @@ build_all()
 
 # ---- The VM ---------------------------------------------------------------
 
+# stage_kmod STAGE NAME: the kernel's module NAME, as modules.dep of
+# $kver finds it, uncompressed into STAGE/kmod/NAME.ko (the VM has no
+# /lib/modules).  Nothing when it is not found: the test's insmod fails
+# in the VM, and with it the test.
+stage_kmod()
+{
+	local src rel
+	[ -f "$1/kmod/$2.ko" ] && return 0
+	rel=$(sed -n "s#^\([^:]*/$2\.ko\(\.[a-z]*\)\{0,1\}\):.*#\1#p" \
+	      "/lib/modules/$kver/modules.dep" 2>/dev/null | head -n 1)
+	[ -n "$rel" ] || return 0
+	src=/lib/modules/$kver/$rel
+	mkdir -p "$1/kmod"
+	case $src in
+	*.xz) xz -dc <"$src" ;;
+	*.zst) zstd -dcq <"$src" ;;
+	*.gz) gzip -dc <"$src" ;;
+	*) cat "$src" ;;
+	esac >"$1/kmod/$2.ko" || rm -f "$1/kmod/$2.ko"
+}
+
+# stage_run_line NAME: the lines of the run script for one test: its
+# kernel modules ("# kmod: NAME PARAMS..." loaded before the run, "#
+# kmod-file: NAME" only there for the test to load), the run, and the
+# removal of those modules afterwards.
+stage_run_line()
+{
+	local name=$1 t a kmod kfile words
+	kmod=$(header kmod "$here/$name.stp")
+	kfile=$(header kmod-file "$here/$name.stp")
+	if [ -n "$kmod" ]; then
+		split_words words "$kmod"
+		stage_kmod "$stage" "${words[0]}"
+		printf 'k %s kmod/%s.ko' "${words[0]}" "${words[0]}"
+		for a in "${words[@]:1}"; do
+			printf ' %s' "$(shell_quote "$a")"
+		done
+		printf '\n'
+	fi
+	[ -n "$kfile" ] && stage_kmod "$stage" "$kfile"
+	split_words args "$(header args "$here/$name.stp")"
+	staprun_args
+	t=$(header timeout "$here/$name.stp")
+	printf 't %s %s staprun' "$name" "${t:-$limit}"
+	for a in ${sr_opts[@]+"${sr_opts[@]}"} "t_$name.ko" \
+		 ${sr_vars[@]+"${sr_vars[@]}"}; do
+		printf ' %s' "$(shell_quote "$a")"
+	done
+	printf '\n'
+	for a in ${kmod:+"${words[0]}"} $kfile; do
+		printf 'u %s\n' "$a"
+	done
+}
+
 # stage DIR NAME...: the modules of the named tests and the run script,
 # as one test of the VM runner: DIR/tests/stap-run/run.
 stage()
 {
-	local dir=$1 name t a stage=$1/tests/stap-run
+	local dir=$1 name stage=$1/tests/stap-run
 	shift
 	mkdir -p "$stage"
 	{
 		cat "$here/vm-run.sh"
 		for name in "$@"; do
 			cp "$tmp/$kver/build/$name/t_$name.ko" "$stage/"
-			split_words args "$(header args "$here/$name.stp")"
-			staprun_args
-			t=$(header timeout "$here/$name.stp")
-			printf 't %s %s staprun' "$name" "${t:-$limit}"
-			for a in ${sr_opts[@]+"${sr_opts[@]}"} "t_$name.ko" \
-				 ${sr_vars[@]+"${sr_vars[@]}"}; do
-				printf ' %s' "$(shell_quote "$a")"
-			done
-			printf '\n'
+			stage_run_line "$name"
 		done
 		echo 'finish'
 	} >"$stage/run"
 	chmod +x "$stage/run"
 }
 
+# program_files: -f options putting the test programs (the executables
+# and libraries build.sh made) in the VM at the same absolute paths, for
+# the process probes and -c commands that name them.
+program_files()
+{
+	local f
+	for f in "$programs"/*; do
+		[ -f "$f" ] && [ -x "$f" ] && printf -- '-f\n%s:%s\n' "$f" "$f"
+	done
+}
+
 # boot DIR NTESTS: one VM with the tests staged in DIR; the console log,
 # the VM runner's TAP and the results channel stay in DIR.
 boot()
 {
-	local d=$1 secs
+	local d=$1 secs progs=()
+	mapfile -t progs < <(program_files)
 	if ! "$vmdir/mkinitramfs.sh" -o "$d/initrd" -r "$kver" -t "$d/tests" \
-	     -f "$staprun:/usr/local/bin/staprun" >"$d/mkinitramfs.log" 2>&1
+	     -f "$staprun:/usr/local/bin/staprun" ${progs[@]+"${progs[@]}"} \
+	     >"$d/mkinitramfs.log" 2>&1
 	then
 		return 1
 	fi
@@ -414,7 +504,8 @@ section()
 normalise()
 {
 	# tapset files are named wherever they are installed
-	local e cmd=(sed -e 's#[^ ]*/tapset/\([^ /]*\.stp\)#TAPSET/\1#g')
+	local e cmd=(sed -e "s#$programs#@PROGRAMS@#g"
+		     -e 's#[^ ]*/tapset/\([^ /]*\.stp\)#TAPSET/\1#g')
 	while IFS= read -r e; do
 		cmd+=(-e "$e")
 	done < <(headers sed "$1")
@@ -539,6 +630,11 @@ translate_only()
 	for name in "${tests[@]}"; do
 		split_words args "$(header args "$here/$name.stp")"
 		split_words sargs "$(header script-args "$here/$name.stp")"
+		if ! setup_args "$(uname -r)" "$here/$name.stp" \
+		     "$tmp/$name.log"; then
+			tap_result notok "p$pass/$name" "$tmp/$name.log"
+			continue
+		fi
 		(cd "$here" && exec timeout 60 "$stap" -p"$pass" \
 			${args[@]+"${args[@]}"} "$name.stp" \
 			${sargs[@]+"${sargs[@]}"} </dev/null >/dev/null \
@@ -621,6 +717,8 @@ main()
 	stap=$(find_binary STAP "$top/stap" "$top/build/stap")
 	staprun=$(find_binary STAPRUN "$top/staprun" \
 		  "$top/build/staprun")
+	programs=${TAPIR_BUILDDIR:-$(cd "$(dirname "$stap")" 2>/dev/null &&
+				     pwd)}/testsuite/programs
 	check_prerequisites
 	if [ ${#missing[@]} -gt 0 ]; then
 		for item in "${missing[@]}"; do

@@ -19,6 +19,28 @@ if ! stty -F "$chan" raw -echo -onlcr 2>/tmp/stty.err; then
 	exit 1
 fi
 
+# k NAME FILE ARGS...: load the kernel module NAME (from FILE, with
+# its parameters) that the next run probes.  A module that does not
+# load is put at the head of that run's stderr, which fails the test.
+k()
+{
+	kname=$1
+	shift
+	if ! insmod "$@" 2>/tmp/kerr; then
+		echo "check-run: cannot load module $kname: $(cat /tmp/kerr)" \
+			>>/tmp/pre.err
+	fi
+}
+
+# u NAME: remove the kernel module NAME after a run, if it is loaded.
+u()
+{
+	if grep -q "^$1 " /proc/modules; then
+		rmmod "$1" 2>/dev/null
+	fi
+	return 0
+}
+
 # t NAME SECS CMD...: one run, stdout and stderr apart, with a time
 # limit; a module still loaded afterwards is reported and removed so
 # that it cannot disturb the next runs.
@@ -30,6 +52,11 @@ t()
 	echo "@@run@@ start $name"
 	timeout -k 5 "$secs" "$@" </dev/null >/tmp/out 2>/tmp/err
 	status=$?
+	if [ -s /tmp/pre.err ]; then
+		cat /tmp/pre.err /tmp/err >/tmp/err2
+		mv /tmp/err2 /tmp/err
+	fi
+	rm -f /tmp/pre.err
 	loaded=
 	if grep -q "^t_$name " /proc/modules; then
 		loaded=1

@@ -9,6 +9,7 @@
 #include "tap.h"
 #include "util.h"
 #include "debuginfo/btf.h"
+#include "debuginfo/kmod.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -132,6 +133,128 @@ static void test_kernel(const char *cache, const char *kver)
 	free(path);
 }
 
+/* ------------------------------------------------- modules: brd.ko */
+
+static void collect_any(const char *name, void *arg)
+{
+	struct names *c = arg;
+
+	c->n++;
+	if (!strcmp(name, "brd_submit_bio"))
+		c->saw_vfs_read = true;
+	if (strncmp(name, "brd_", 4))
+		c->all_match = false;
+	if (c->n > 1 && strcmp(c->last, name) >= 0)
+		c->sorted = false;
+	snprintf(c->last, sizeof(c->last), "%s", name);
+}
+
+static void check_brd(const struct ksrc *s, const char *kver)
+{
+	struct names c = { 0, false, true, true, "" };
+	const struct ktype *t, *bio;
+	struct kmember m;
+	struct kfunc f;
+
+	if (tap_int_eq(s->ops->func(s, "brd_submit_bio", &f), 0,
+		       "%s: brd: brd_submit_bio found", kver)) {
+		tap_ok(f.nparams == 1 && !strcmp(f.params[0].name, "bio") &&
+		       !strcmp(ktype_name(f.params[0].type), "struct bio*"),
+		       "%s: brd: brd_submit_bio(struct bio *bio)", kver);
+		bio = f.params[0].type->target;
+		/* a kernel struct, through the base: members and all */
+		tap_ok(bio && !ktype_member(bio, "bi_iter", &m) &&
+		       !strcmp(ktype_name(m.type), "struct bvec_iter"),
+		       "%s: brd: bio->bi_iter from the kernel's BTF", kver);
+	}
+	tap_int_eq(s->ops->func(s, "vfs_read", &f), -ENOENT,
+		   "%s: brd: the kernel's functions are not the module's",
+		   kver);
+	s->ops->funcs_matching(s, "*", collect_any, &c);
+	tap_ok(c.n >= 5 && c.saw_vfs_read && c.all_match && c.sorted,
+	       "%s: brd: '*' gives its own %d functions, sorted", kver, c.n);
+	if (tap_int_eq(s->ops->type_by_name(s, "struct brd_device", &t), 0,
+		       "%s: brd: struct brd_device, its own", kver)) {
+		tap_ok(!ktype_member(t, "brd_number", &m) && !m.offset &&
+		       !strcmp(ktype_name(m.type), "int"),
+		       "%s: brd: brd_device.brd_number is an int at 0", kver);
+		tap_ok(!ktype_member(t, "brd_disk", &m) &&
+		       !strcmp(ktype_name(m.type), "struct gendisk*") &&
+		       m.type->target->kind == KT_STRUCT &&
+		       !ktype_member(m.type->target, "disk_name", &m),
+		       "%s: brd: brd_disk->disk_name, into the kernel's",
+		       kver);
+	}
+	tap_ok(!s->ops->type_by_name(s, "struct task_struct", &t) &&
+	       t->size > 1000, "%s: brd: the kernel's types by name", kver);
+}
+
+static void test_module(const char *cache, const char *kver)
+{
+	struct kmod_list *l;
+	struct kbtf *base, *b;
+	const char *path;
+	char *err = NULL, *cpath;
+	struct names c = { 0, false, true, true, "" };
+
+	l = kmod_list_load(kver, &err);
+	if (!tap_ok(l != NULL, "%s: the module list", kver)) {
+		tap_diag("error: %s", err ? err : "(none)");
+		free(err);
+		return;
+	}
+	path = kmod_list_path(l, "brd");
+	tap_ok(path && strstr(path, "/drivers/block/brd.ko"),
+	       "%s: brd is %s", kver, path ? path : "(none)");
+	tap_ok(kmod_list_path(l, "snd-hda-intel") &&
+	       kmod_list_path(l, "snd_hda_intel") ==
+	       kmod_list_path(l, "snd-hda-intel"),
+	       "%s: '-' and '_' name one module", kver);
+	tap_ok(!kmod_list_path(l, "no_such_module_xyz"),
+	       "%s: an unknown module has no path", kver);
+	kmod_list_match(l, "br?", collect_any, &c);
+	tap_ok(c.n == 1 && !strcmp(c.last, "brd"), "%s: 'br?' is brd",
+	       kver);
+	base = kbtf_load(kver, cache, &err);
+	if (path && base) {
+		b = kbtf_load_module(base, kver, "brd", path, cache, &err);
+		if (tap_ok(b != NULL, "%s: brd's split BTF", kver))
+			check_brd(kbtf_src(b), kver);
+		else
+			tap_diag("error: %s", err ? err : "(none)");
+		free(err);
+		err = NULL;
+		kbtf_free(b);
+		if (asprintf(&cpath, "%s/btf/%s/brd.btf", cache, kver) >= 0) {
+			tap_ok(access(cpath, R_OK) == 0, "%s: brd cached",
+			       kver);
+			b = kbtf_load_module(base, kver, "brd", path, cache,
+					     &err);
+			if (tap_ok(b != NULL, "%s: brd from the cache", kver))
+				check_brd(kbtf_src(b), kver);
+			kbtf_free(b);
+			unlink(cpath);
+			free(cpath);
+			if (asprintf(&cpath, "%s/btf/%s", cache, kver) >= 0)
+				rmdir(cpath);
+			free(cpath);
+		}
+		b = kbtf_load_module(base, kver, "brd", "/nonexistent/brd.ko",
+				     NULL, &err);
+		tap_ok(!b && err && strstr(err, "/nonexistent/brd.ko"),
+		       "%s: a missing module file is an error: %s", kver,
+		       err ? err : "(none)");
+		kbtf_free(b);
+	}
+	free(err);
+	kbtf_free(base);
+	if (asprintf(&cpath, "%s/btf/%s.btf", cache, kver) >= 0) {
+		unlink(cpath);
+		free(cpath);
+	}
+	kmod_list_free(l);
+}
+
 static void test_bogus(const char *cache)
 {
 	char *err = NULL;
@@ -166,6 +289,7 @@ int main(void)
 		if (access(img, R_OK) == 0) {
 			found++;
 			test_kernel(cache, kernels[i]);
+			test_module(cache, kernels[i]);
 		}
 		free(img);
 	}

@@ -12,6 +12,7 @@
 #include "util.h"
 #include "debuginfo/btf.h"
 #include "debuginfo/dwarf.h"
+#include "debuginfo/kmod.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -791,6 +792,72 @@ static void test_vars_inlined(struct kdwarf *d)
 	       "read_write is the constant READ (0)");
 }
 
+/* ------------------------------------------------------- addresses */
+
+/* A symbol's address from the System.map of the -dbg package. */
+static uint64_t sysmap(const char *name)
+{
+	char path[300], line[512], sym[256];
+	unsigned long long a, found = 0;
+	char type;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/usr/lib/debug/boot/System.map-%s",
+		 KVER);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 &&
+		    !strcmp(sym, name))
+			found = a;
+	fclose(f);
+	return found;
+}
+
+/* kernel.statement(ADDR) and kernel.function(ADDR): an address of
+ * vmlinux as symbol + offset, its line row, and the functions there.
+ */
+static void test_addr(struct kdwarf *d)
+{
+	uint64_t vfs_read = sysmap("vfs_read");
+	uint64_t kernel_read = sysmap("kernel_read");
+	struct kaddr a;
+
+	if (!tap_ok(vfs_read && kernel_read, "vfs_read and kernel_read "
+		    "in System.map-%s", KVER))
+		return;
+	tap_int_eq(kdwarf_addr(d, vfs_read, &a), 0, "vfs_read's address");
+	tap_ok(!strcmp(a.at.sym, "vfs_read") && a.at.offset == 0 &&
+	       !a.at.shared, "... is vfs_read+0 (got %s+%lu)", a.at.sym,
+	       a.at.offset);
+	tap_ok(a.row == vfs_read && a.file &&
+	       !strcmp(a.file, "fs/read_write.c"),
+	       "... starts a statement of fs/read_write.c (%s:%d)",
+	       a.file ? a.file : "?", a.line);
+	tap_ok(a.has_func && !strcmp(a.func.name, "vfs_read") &&
+	       a.func.nparams == 4 && !strcmp(a.entry.sym, "vfs_read") &&
+	       a.entry.offset == 0 && !a.has_inline,
+	       "... is the entry of the function vfs_read");
+
+	tap_int_eq(kdwarf_addr(d, vfs_read + 1, &a), 0, "vfs_read+1");
+	tap_ok(a.at.offset == 1 && a.row == vfs_read,
+	       "... is inside the statement at vfs_read+0");
+
+	tap_int_eq(kdwarf_addr(d, kernel_read + 5, &a), 0, "kernel_read+5");
+	tap_ok(a.has_func && !strcmp(a.func.name, "kernel_read") &&
+	       a.has_inline && a.inline_name &&
+	       !strcmp(a.inline_name, "rw_verify_area") &&
+	       !strcmp(a.inline_entry.sym, "kernel_read"),
+	       "... is in rw_verify_area inlined in kernel_read (got %s)",
+	       a.inline_name ? a.inline_name : "none");
+
+	tap_int_eq(kdwarf_addr(d, sysmap("jiffies"), &a), -ENOENT,
+		   "a variable's address is in no function");
+	tap_int_eq(kdwarf_addr(d, 0xffffffff80001000ULL, &a), -ENOENT,
+		   "an address below the kernel's text is in no function");
+}
+
 /* ------------------------------------------------------------- main */
 
 static void rm_cache(const char *cache)
@@ -814,6 +881,99 @@ static void rm_cache(const char *cache)
 		free(p);
 	}
 	rmdir(cache);
+}
+
+/* ------------------------------------------------------ a module */
+
+struct mod_lines {
+	int n, at0;
+	bool ok;
+};
+
+static void mod_line_cb(const char *func, const char *file, int line,
+			unsigned long offset, void *arg)
+{
+	struct mod_lines *c = arg;
+
+	c->n++;
+	if (!offset)
+		c->at0++;
+	if (strcmp(func, "brd_submit_bio") || strcmp(file,
+	    "drivers/block/brd.c") || line <= 0 || offset > 0x1000)
+		c->ok = false;
+}
+
+static void check_brd(struct kdwarf *d)
+{
+	const struct ksrc *s = kdwarf_src(d);
+	struct mod_lines ml = { 0, 0, true };
+	const struct ktype *t;
+	struct kmember m;
+	struct kfunc f;
+	struct vars c;
+
+	if (tap_int_eq(s->ops->func(s, "brd_submit_bio", &f), 0,
+		       "brd: brd_submit_bio found")) {
+		tap_ok(f.nparams == 1 && !strcmp(f.params[0].name, "bio") &&
+		       !strcmp(ktype_name(f.params[0].type), "struct bio*"),
+		       "brd: brd_submit_bio(struct bio *bio)");
+		tap_ok(f.file && !strcmp(f.file, "drivers/block/brd.c") &&
+		       f.line > 0, "brd: declared in %s:%d",
+		       f.file ? f.file : "?", f.line);
+	}
+	tap_int_eq(s->ops->func(s, "vfs_read", &f), -ENOENT,
+		   "brd: the kernel's functions are not the module's");
+	tap_ok(!s->ops->type_by_name(s, "struct brd_device", &t) &&
+	       !ktype_member(t, "brd_disk", &m) &&
+	       !strcmp(ktype_name(m.type), "struct gendisk*"),
+	       "brd: struct brd_device has brd_disk");
+	memset(&c, 0, sizeof(c));
+	tap_ok(kdwarf_vars_at(d, "brd_submit_bio", 0, var_cb, &c) >= 1 &&
+	       !strcmp(c.v[0].name, "bio") && c.v[0].is_param &&
+	       c.v[0].loc.kind == KLOC_REG && !strcmp(c.v[0].reg, "di"),
+	       "brd: at brd_submit_bio+0, bio is in di (symbol addresses "
+	       "and relocated DWARF agree)");
+	kdwarf_lines(d, "brd_submit_bio", NULL, 1, 1 << 30, mod_line_cb, &ml);
+	tap_ok(ml.n > 5 && ml.ok && ml.at0 == 1,
+	       "brd: %d lines of brd_submit_bio as brd_submit_bio+offset",
+	       ml.n);
+}
+
+static void test_module(const char *cache)
+{
+	struct kmod_list *l = kmod_list_load(KVER, NULL);
+	char *dbg = NULL, *err = NULL, *idx;
+	struct kdwarf *d;
+
+	if (l && kmod_list_path(l, "brd"))
+		dbg = kmod_debug_path(KVER, kmod_list_path(l, "brd"));
+	kmod_list_free(l);
+	if (!tap_ok(dbg != NULL, "brd's debuginfo is installed"))
+		return;
+	d = kdwarf_load_module(KVER, "brd", dbg, cache, &err);
+	if (!tap_ok(d != NULL, "brd's DWARF loaded")) {
+		tap_diag("error: %s", err ? err : "(none)");
+		free(err);
+		free(dbg);
+		return;
+	}
+	check_brd(d);
+	kdwarf_free(d);
+	if (asprintf(&idx, "%s/dwarf/%s/brd.idx", cache, KVER) >= 0) {
+		tap_ok(access(idx, R_OK) == 0, "brd: index cached at %s",
+		       idx);
+		d = kdwarf_load_module(KVER, "brd", dbg, cache, &err);
+		if (tap_ok(d != NULL, "brd: loaded with the cached index"))
+			check_brd(d);
+		kdwarf_free(d);
+		unlink(idx);
+		free(idx);
+	}
+	if (asprintf(&idx, "%s/dwarf/%s", cache, KVER) >= 0) {
+		rmdir(idx);
+		free(idx);
+	}
+	free(dbg);
 }
 
 static void test_kernel(const char *cache)
@@ -842,6 +1002,8 @@ static void test_kernel(const char *cache)
 	test_vars_entry(d);
 	test_vars_memory(d);
 	test_vars_inlined(d);
+	test_addr(d);
+	test_module(cache);
 	kbtf_free(b);
 	kdwarf_free(d);
 }

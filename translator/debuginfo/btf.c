@@ -7,14 +7,17 @@
  * xz/zstd/gzip decompress it (no decompressor library to link), take
  * .BTF out of the ELF with libelf, and cache those few megabytes so that
  * later loads are a plain btf__parse_raw().
+ *
+ * A module's .BTF is split BTF on top of the kernel's: the same steps on
+ * its .ko (unpacked if it is .ko.xz), cached per kernel and module.
  */
 #define _GNU_SOURCE
 #include "debuginfo/btf.h"
+#include "debuginfo/kmod.h"
 #include "util.h"
 
 #include <bpf/btf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdarg.h>
@@ -23,7 +26,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 struct kbtf {
@@ -33,6 +35,14 @@ struct kbtf {
 	struct ktype **types;	/* ktype of each BTF id, made on demand */
 	struct kbtf_name *funcs;	/* FUNC records by name, made once */
 	size_t nfuncs;
+	/* A module's BTF is split BTF: its ids continue after the
+	 * kernel's, whose types it uses without copies.  first_id is its
+	 * own first id (1 for vmlinux); its functions are only its own,
+	 * and the ktypes of the kernel's ids are the kernel's kbtf's.
+	 */
+	__u32 first_id;
+	struct kbtf *base;
+	bool from_sysfs;	/* the running kernel's: /sys/kernel/btf */
 };
 
 struct kbtf_name {
@@ -40,47 +50,7 @@ struct kbtf_name {
 	__u32 id;
 };
 
-
-
 /* ------------------------------------------------ finding the payload */
-
-/* One compression the kernel may use, and the tool that undoes it. */
-struct decomp {
-	const char *name;
-	const unsigned char *magic;
-	size_t magic_len;
-	const char *const *argv;
-};
-
-static const unsigned char xz_magic[] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
-static const unsigned char zstd_magic[] = { 0x28, 0xb5, 0x2f, 0xfd };
-static const unsigned char gzip_magic[] = { 0x1f, 0x8b, 0x08 };
-
-/* --single-stream: the kernel build appends the uncompressed size after
- * the xz stream, which xz would otherwise reject as a corrupt second
- * stream.  zstd and gzip have no such switch; their complaints about the
- * same trailer are ignored once the output proves to be a whole ELF.
- */
-static const char *const xz_argv[] = { "xz", "-dc", "--single-stream", NULL };
-static const char *const zstd_argv[] = { "zstd", "-dcq", NULL };
-static const char *const gzip_argv[] = { "gzip", "-dc", NULL };
-
-static const struct decomp decomps[] = {
-	{ "xz", xz_magic, sizeof(xz_magic), xz_argv },
-	{ "zstd", zstd_magic, sizeof(zstd_magic), zstd_argv },
-	{ "gzip", gzip_magic, sizeof(gzip_magic), gzip_argv },
-};
-
-static const struct decomp *decomp_at(const unsigned char *p, size_t left)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(decomps); i++)
-		if (left >= decomps[i].magic_len &&
-		    !memcmp(p, decomps[i].magic, decomps[i].magic_len))
-			return &decomps[i];
-	return NULL;
-}
 
 static uint32_t le32(const unsigned char *p)
 {
@@ -93,94 +63,29 @@ static uint32_t le32(const unsigned char *p)
  * fallback for other images, and gzip is left out of it because its
  * three-byte magic turns up by chance in code.
  */
-static const struct decomp *find_payload(const unsigned char *img,
-					 size_t len, size_t *off)
+static const struct kmod_decomp *find_payload(const unsigned char *img,
+					      size_t len, size_t *off)
 {
-	const struct decomp *d;
+	const struct kmod_decomp *d;
 	size_t i;
 
 	if (len > 0x250 && !memcmp(img + 0x202, "HdrS", 4)) {
 		size_t sects = img[0x1f1] ? img[0x1f1] : 4;
 		size_t at = (sects + 1) * 512 + le32(img + 0x248);
 
-		if (at < len && (d = decomp_at(img + at, len - at))) {
+		if (at < len && (d = kmod_decomp_at(img + at, len - at))) {
 			*off = at;
 			return d;
 		}
 	}
 	for (i = 0; i + 6 <= len; i++) {
-		d = decomp_at(img + i, len - i);
-		if (d && d->magic != gzip_magic) {
+		d = kmod_decomp_at(img + i, len - i);
+		if (d && !d->weak_magic) {
 			*off = i;
 			return d;
 		}
 	}
 	return NULL;
-}
-
-/* Run the decompressor with stdin on the image at off and read all of
- * its output into memory.  Its exit status goes to *status; the output
- * is judged by the caller.  Its stderr is dropped, since the trailer
- * makes zstd and gzip complain on every healthy image.
- */
-static char *decompress(const char *image, size_t off,
-			const struct decomp *d, size_t *outlen, int *status,
-			char **err)
-{
-	int in, pfd[2], st;
-	pid_t pid;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	ssize_t n;
-
-	in = open(image, O_RDONLY | O_CLOEXEC);
-	if (in < 0) {
-		err_set(err, "%s: %s", image, strerror(errno));
-		return NULL;
-	}
-	if (lseek(in, (off_t)off, SEEK_SET) < 0 || pipe2(pfd, O_CLOEXEC)) {
-		err_set(err, "%s: %s", image, strerror(errno));
-		close(in);
-		return NULL;
-	}
-	pid = fork();
-	if (pid < 0) {
-		err_set(err, "fork: %s", strerror(errno));
-		close(in);
-		close(pfd[0]);
-		close(pfd[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(in, 0);
-		dup2(pfd[1], 1);
-		if (null >= 0)
-			dup2(null, 2);
-		execvp(d->argv[0], (char *const *)d->argv);
-		_exit(127);
-	}
-	close(in);
-	close(pfd[1]);
-	for (;;) {
-		if (cap - len < 65536) {
-			cap = cap ? cap * 2 : 1 << 24;
-			buf = xrealloc(buf, cap);
-		}
-		n = read(pfd[0], buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(pfd[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	*outlen = len;
-	return buf;
 }
 
 /* The .BTF section of an in-memory vmlinux, or NULL if it is not a whole
@@ -261,7 +166,7 @@ static struct btf *btf_from_image(const char *kver, const char *cache,
 {
 	char *path, *img, *vmlinux;
 	size_t len, off, vlen, btflen;
-	const struct decomp *d;
+	const struct kmod_decomp *d;
 	const void *raw;
 	struct btf *btf = NULL;
 	int status;
@@ -286,7 +191,7 @@ static struct btf *btf_from_image(const char *kver, const char *cache,
 		free(path);
 		return NULL;
 	}
-	vmlinux = decompress(path, off, d, &vlen, &status, err);
+	vmlinux = kmod_decompress(path, off, d, &vlen, &status, err);
 	if (!vmlinux) {
 		free(path);
 		return NULL;
@@ -329,11 +234,32 @@ static bool running_kernel(const char *kver)
 	return !uname(&u) && !strcmp(u.release, kver);
 }
 
+static struct kbtf *kbtf_new(struct btf *btf, struct kbtf *base, char **err)
+{
+	struct kbtf *b = xmalloc(sizeof(*b));
+
+	memset(b, 0, sizeof(*b));
+	b->src.ops = &kbtf_ops;
+	b->btf = btf;
+	b->arena = arena_new();
+	b->base = base;
+	b->first_id = base ? btf__type_cnt(base->btf) : 1;
+	b->types = calloc(btf__type_cnt(btf) - (base ? b->first_id : 0),
+			  sizeof(*b->types));
+	if (!b->types) {
+		kbtf_free(b);
+		err_set(err, "out of memory");
+		return NULL;
+	}
+	return b;
+}
+
 struct kbtf *kbtf_load(const char *kver, const char *cachedir, char **err)
 {
 	struct kbtf *b;
 	struct btf *btf = NULL;
 	char *dir = NULL, *cache = NULL;
+	bool from_sysfs = false;
 
 	if (err)
 		*err = NULL;
@@ -342,8 +268,10 @@ struct kbtf *kbtf_load(const char *kver, const char *cachedir, char **err)
 		err_set(err, "invalid kernel release '%s'", kver ? kver : "");
 		return NULL;
 	}
-	if (running_kernel(kver) && file_exists("/sys/kernel/btf/vmlinux"))
+	if (running_kernel(kver) && file_exists("/sys/kernel/btf/vmlinux")) {
 		btf = btf__parse_raw("/sys/kernel/btf/vmlinux");
+		from_sysfs = btf != NULL;
+	}
 	if (!btf && cachedir) {
 		if (asprintf(&dir, "%s/btf", cachedir) < 0 ||
 		    asprintf(&cache, "%s/%s.btf", dir, kver) < 0) {
@@ -368,18 +296,117 @@ struct kbtf *kbtf_load(const char *kver, const char *cachedir, char **err)
 	free(cache);
 	if (!btf)
 		return NULL;
-	b = xmalloc(sizeof(*b));
-	memset(b, 0, sizeof(*b));
-	b->src.ops = &kbtf_ops;
-	b->btf = btf;
-	b->arena = arena_new();
-	b->types = calloc(btf__type_cnt(btf), sizeof(*b->types));
-	if (!b->types) {
-		kbtf_free(b);
-		err_set(err, "out of memory");
+	b = kbtf_new(btf, NULL, err);
+	if (b)
+		b->from_sysfs = from_sysfs;
+	return b;
+}
+
+/* ------------------------------------------------------- modules */
+
+/* The cached split BTF of a module, if it is newer than the module
+ * file (a package upgrade keeps the release but replaces the file).
+ */
+static struct btf *module_cached(const char *cache, const char *path,
+				 struct btf *base)
+{
+	struct stat cs, ms;
+	struct btf *btf;
+
+	if (stat(cache, &cs) || stat(path, &ms) || cs.st_mtime < ms.st_mtime)
+		return NULL;
+	btf = btf__parse_raw_split(cache, base);
+	if (!btf)
+		unlink(cache);
+	return btf;
+}
+
+/* libbpf 1.1 declares btf__new_split() but does not export it: split
+ * BTF is parsed from a file, the cache or else a temporary one.
+ */
+static struct btf *split_from_bytes(const void *raw, size_t len,
+				    struct btf *base, const char *cache)
+{
+	char tmp[] = "/tmp/tapir-btf.XXXXXX";
+	struct btf *btf;
+	int fd;
+	bool ok;
+
+	if (cache && write_cache(cache, raw, len))
+		return btf__parse_raw_split(cache, base);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return NULL;
+	ok = write(fd, raw, len) == (ssize_t)len;
+	ok = !close(fd) && ok;
+	btf = ok ? btf__parse_raw_split(tmp, base) : NULL;
+	unlink(tmp);
+	return btf;
+}
+
+/* The .BTF of the module file at path, split on base; stored raw at
+ * cache if that is not NULL.
+ */
+static struct btf *module_from_file(const char *name, const char *path,
+				    struct btf *base, const char *cache,
+				    char **err)
+{
+	size_t len, btflen;
+	const void *raw;
+	struct btf *btf;
+	char *img = kmod_read(path, &len, err);
+
+	if (!img)
+		return NULL;
+	if (!elf_btf(img, len, &raw, &btflen)) {
+		err_set(err, "module %s (%s) has no .BTF section", name, path);
+		free(img);
 		return NULL;
 	}
-	return b;
+	btf = split_from_bytes(raw, btflen, base, cache);
+	if (!btf)
+		err_set(err, "module %s (%s): bad .BTF section: %s", name,
+			path, strerror(errno));
+	free(img);
+	return btf;
+}
+
+struct kbtf *kbtf_load_module(struct kbtf *base, const char *kver,
+			      const char *name, const char *path,
+			      const char *cachedir, char **err)
+{
+	struct btf *btf = NULL;
+	char *dir = NULL, *cache = NULL, *sys = NULL;
+
+	if (err)
+		*err = NULL;
+	if (!*name || strchr(name, '/') || name[0] == '.') {
+		err_set(err, "invalid module name '%s'", name);
+		return NULL;
+	}
+	/* the running kernel's, when the module is loaded */
+	if (base->from_sysfs && asprintf(&sys, "/sys/kernel/btf/%s",
+					 name) >= 0 && file_exists(sys))
+		btf = btf__parse_raw_split(sys, base->btf);
+	free(sys);
+	if (!btf && cachedir) {
+		if (asprintf(&dir, "%s/btf/%s", cachedir, kver) < 0 ||
+		    asprintf(&cache, "%s/%s.btf", dir, name) < 0) {
+			err_set(err, "out of memory");
+			free(dir);
+			return NULL;
+		}
+		btf = module_cached(cache, path, base->btf);
+		if (!btf && !mkdir_p(dir)) {
+			free(cache);
+			cache = NULL;
+		}
+	}
+	if (!btf)
+		btf = module_from_file(name, path, base->btf, cache, err);
+	free(dir);
+	free(cache);
+	return btf ? kbtf_new(btf, base, err) : NULL;
 }
 
 void kbtf_free(struct kbtf *b)
@@ -535,7 +562,7 @@ static void func_index(struct kbtf *b)
 	if (b->funcs)
 		return;
 	b->funcs = xmalloc(sizeof(*b->funcs) * last);
-	for (id = 1; id < last; id++) {
+	for (id = b->first_id; id < last; id++) {
 		const struct btf_type *t = btf__type_by_id(b->btf, id);
 		const char *name;
 
@@ -560,6 +587,26 @@ static __s32 find_func(struct kbtf *b, const char *name)
 	return hit ? (__s32)hit->id : -ENOENT;
 }
 
+
+/* A module's own type of that name before the kernel's: a struct only
+ * the module defines, or its own one of a name the kernel uses too.
+ */
+static __s32 find_named(struct kbtf *b, const char *name, __u32 kind)
+{
+	__u32 id, last = btf__type_cnt(b->btf);
+
+	for (id = b->first_id; b->first_id > 1 && id < last; id++) {
+		const struct btf_type *t = btf__type_by_id(b->btf, id);
+		const char *n;
+
+		if (btf_kind(t) != kind)
+			continue;
+		n = btf__name_by_offset(b->btf, t->name_off);
+		if (n && !strcmp(n, name))
+			return (__s32)id;
+	}
+	return btf__find_by_name_kind(b->btf, name, kind);
+}
 
 /* The FUNC record of name and its prototype, or NULL. */
 static const struct btf_type *func_proto(struct kbtf *b, const char *name,
@@ -665,11 +712,11 @@ int kbtf_member(struct kbtf *b, const char *type, const char *member,
 	__s32 id = -1;
 
 	if (!strncmp(type, "struct ", 7))
-		id = btf__find_by_name_kind(b->btf, type + 7,
+		id = find_named(b, type + 7,
 					    BTF_KIND_STRUCT);
 	else if (!strncmp(type, "union ", 6))
-		id = btf__find_by_name_kind(b->btf, type + 6, BTF_KIND_UNION);
-	else if ((id = btf__find_by_name_kind(b->btf, type,
+		id = find_named(b, type + 6, BTF_KIND_UNION);
+	else if ((id = find_named(b, type,
 					      BTF_KIND_TYPEDEF)) > 0)
 		id = btf__resolve_type(b->btf, (__u32)id);
 	if (id <= 0)
@@ -695,7 +742,7 @@ static __u32 complete_fwd(struct kbtf *b, const struct btf_type *t, __u32 id)
 
 	if (!name || !*name)
 		return id;
-	full = btf__find_by_name_kind(b->btf, name, btf_kflag(t) ?
+	full = find_named(b, name, btf_kflag(t) ?
 				      BTF_KIND_UNION : BTF_KIND_STRUCT);
 	return full > 0 ? (__u32)full : id;
 }
@@ -792,13 +839,17 @@ static void fill_shape(struct kbtf *b, __u32 id, struct ktype *kt)
 static const struct ktype *ktype_of(struct kbtf *b, __u32 id)
 {
 	struct ktype *kt;
+	__u32 slot;
 
 	if (id >= btf__type_cnt(b->btf))
 		id = 0;
-	if (b->types[id])
-		return b->types[id];
+	if (b->base && id < b->first_id)
+		return ktype_of(b->base, id);
+	slot = b->base ? id - b->first_id : id;
+	if (b->types[slot])
+		return b->types[slot];
 	kt = arena_alloc(b->arena, sizeof(*kt));
-	b->types[id] = kt;
+	b->types[slot] = kt;
 	kt->src = &b->src;
 	kt->name = type_name(b, id);
 	fill_shape(b, id, kt);
@@ -857,7 +908,7 @@ int kbtf_tracepoint(struct kbtf *b, const char *name, struct kfunc *out)
 	if (snprintf(tdname, sizeof(tdname), "btf_trace_%s", name) >=
 	    (int)sizeof(tdname))
 		return -ENOENT;
-	id = btf__find_by_name_kind(b->btf, tdname, BTF_KIND_TYPEDEF);
+	id = find_named(b, tdname, BTF_KIND_TYPEDEF);
 	if (id <= 0)
 		return -ENOENT;
 	t = btf__type_by_id(b->btf, (__u32)id);
@@ -912,12 +963,12 @@ static int src_type_by_name(const struct ksrc *s, const char *name,
 
 		if (strncmp(name, tags[i].kw, n))
 			continue;
-		id = btf__find_by_name_kind(b->btf, name + n, tags[i].kind);
+		id = find_named(b, name + n, tags[i].kind);
 		if (id <= 0 && tags[i].kind == BTF_KIND_ENUM)
-			id = btf__find_by_name_kind(b->btf, name + n,
+			id = find_named(b, name + n,
 						    BTF_KIND_ENUM64);
 		if (id <= 0 && tags[i].kind != BTF_KIND_ENUM)
-			id = btf__find_by_name_kind(b->btf, name + n,
+			id = find_named(b, name + n,
 						    BTF_KIND_FWD);
 		break;
 	}
@@ -927,9 +978,9 @@ static int src_type_by_name(const struct ksrc *s, const char *name,
 				name = base_aliases[i][1];
 				break;
 			}
-		id = btf__find_by_name_kind(b->btf, name, BTF_KIND_TYPEDEF);
+		id = find_named(b, name, BTF_KIND_TYPEDEF);
 		if (id <= 0)
-			id = btf__find_by_name_kind(b->btf, name,
+			id = find_named(b, name,
 						    BTF_KIND_INT);
 	}
 	if (id <= 0)

@@ -49,6 +49,20 @@ struct kbtf_member {
 struct kbtf *kbtf_load(const char *kver, const char *cachedir, char **err);
 void kbtf_free(struct kbtf *b);
 
+/* Load the BTF of module name (the kernel's name of it, as "brd") of
+ * release kver, whose file is path (as kmod_list_path() gives it): the .BTF
+ * section of the .ko, which is split BTF on top of the kernel's, so
+ * base must be the kernel's kbtf and outlive the result.  The running
+ * kernel's loaded modules come from /sys/kernel/btf/NAME; otherwise the
+ * section is read once, decompressed if need be, and kept raw in
+ * CACHEDIR/btf/KVER/NAME.btf.  The functions of the result are the
+ * module's own; its types are its own, then the kernel's.  NULL and
+ * *err as kbtf_load().
+ */
+struct kbtf *kbtf_load_module(struct kbtf *base, const char *kver,
+			      const char *name, const char *path,
+			      const char *cachedir, char **err);
+
 /* The signature of the function called name: 0, -ENOENT if BTF has no
  * such function, or -E2BIG if it has more than KBTF_MAX_PARAMS.
  */

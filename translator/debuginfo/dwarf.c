@@ -1,4 +1,5 @@
-/* dwarf.c - the kernel's DWARF (vmlinux of the -dbg package) through libdw:
+/* dwarf.c - the kernel's DWARF (vmlinux of the -dbg package, or one of
+ * its modules) through libdw:
  * a name index built once per build-id and cached on disk, struct ktype
  * objects made once per type, and what only DWARF describes: line
  * addresses, inline instances, and where variables live at a pc.
@@ -10,6 +11,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -204,10 +206,18 @@ struct kdwarf {
 	int fd;
 	Elf *elf;
 	Dwarf *dw;
+	/* A module's debuginfo is a relocatable file: libdwfl lays its
+	 * sections out and applies the relocations of its DWARF, and owns
+	 * elf, dw and cfi then.
+	 */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
 	Dwarf_CFI *cfi;
 	bool cfi_tried;
 	bool cfi_is_eh;		/* from dwarf_getcfi_elf: must be ended */
 	struct arena *arena;
+	bool user;		/* a program or library: source paths stay
+				 * absolute, as the compiler wrote them */
 
 	char *blob;		/* the cache file, when loaded from it */
 	struct ix_ent *ents;	/* sorted by kind, name, DIE offset */
@@ -352,13 +362,31 @@ static void ixb_func(struct ix_build *b, Dwarf_Die *die)
 		ixb_add(b, IX_INLINE, name, dwarf_dieoffset(die));
 }
 
+static void ixb_die(struct ix_build *b, Dwarf_Die *die);
+
+/* C++ defines functions and types inside namespaces too. */
+static void ixb_namespace(struct ix_build *b, Dwarf_Die *ns)
+{
+	Dwarf_Die die;
+
+	if (dwarf_child(ns, &die) != 0)
+		return;
+	do
+		ixb_die(b, &die);
+	while (dwarf_siblingof(&die, &die) == 0);
+}
+
 static void ixb_die(struct ix_build *b, Dwarf_Die *die)
 {
 	switch (dwarf_tag(die)) {
 	case DW_TAG_subprogram:
 		ixb_func(b, die);
 		break;
+	case DW_TAG_namespace:
+		ixb_namespace(b, die);
+		break;
 	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
 		ixb_type(b, IX_STRUCT, die);
 		break;
 	case DW_TAG_union_type:
@@ -635,13 +663,18 @@ static bool ent_die(struct kdwarf *d, const struct ix_ent *e, Dwarf_Die *die)
 	return dwarf_offdie(d->dw, e->die, die) != NULL;
 }
 
-static void ix_load(struct kdwarf *d, const char *kver, const char *cachedir)
+/* The index of vmlinux is CACHEDIR/dwarf/KVER.idx, that of a module
+ * CACHEDIR/dwarf/KVER/NAME.idx.
+ */
+static void ix_load(struct kdwarf *d, const char *kver, const char *module,
+		    const char *cachedir)
 {
 	char *dir = NULL, *path = NULL;
 
 	if (cachedir && *cachedir &&
-	    asprintf(&dir, "%s/dwarf", cachedir) >= 0 &&
-	    asprintf(&path, "%s/%s.idx", dir, kver) >= 0 &&
+	    asprintf(&dir, module ? "%s/dwarf/%s" : "%s/dwarf", cachedir,
+		     kver) >= 0 &&
+	    asprintf(&path, "%s/%s.idx", dir, module ? module : kver) >= 0 &&
 	    ix_read(d, path))
 		goto out;
 	ix_build(d);
@@ -706,6 +739,24 @@ static void symtab_sort(struct symtab *t)
 		qsort(t->by_name, t->n, sizeof(*t->by_name), sym_name_cmp);
 }
 
+/* In a relocatable file (a module) a symbol's value is an offset in its
+ * section: make it the address libdwfl gave the section, which the
+ * relocated DWARF uses too.
+ */
+static bool rel_sym_addr(struct kdwarf *d, GElf_Sym *s)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (s->st_shndx >= SHN_LORESERVE)
+		return false;
+	scn = elf_getscn(d->elf, s->st_shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+		return false;
+	s->st_value += sh.sh_addr;
+	return true;
+}
+
 /* The functions and objects of .symtab: probes are placed as symbol +
  * offset, never as addresses, so every address is reported that way.
  */
@@ -713,10 +764,13 @@ static void syms_load(struct kdwarf *d)
 {
 	Elf_Scn *scn = NULL;
 	size_t fcap = 0, ocap = 0;
+	GElf_Ehdr eh;
+	bool rel;
 
 	if (d->syms_loaded)
 		return;
 	d->syms_loaded = true;
+	rel = gelf_getehdr(d->elf, &eh) && eh.e_type == ET_REL;
 	while ((scn = elf_nextscn(d->elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;
@@ -736,6 +790,8 @@ static void syms_load(struct kdwarf *d)
 				continue;
 			type = GELF_ST_TYPE(s.st_info);
 			if (type != STT_FUNC && type != STT_OBJECT)
+				continue;
+			if (rel && !rel_sym_addr(d, &s))
 				continue;
 			name = elf_strptr(d->elf, sh.sh_link, s.st_name);
 			if (!name || !*name)
@@ -817,6 +873,8 @@ static const char *rel_path(struct kdwarf *d, Dwarf_Die *in, const char *p)
 
 	if (!p)
 		return NULL;
+	if (d->user)
+		return arena_strdup(d->arena, p);
 	if (dwarf_diecu(in, &cu, NULL, NULL))
 		comp = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a));
 	if (comp) {
@@ -961,7 +1019,8 @@ static bool enum_signed(Dwarf_Die *die)
 static const struct ktype *kt_tagged(struct kdwarf *d, Dwarf_Die *die)
 {
 	int tag = dwarf_tag(die);
-	uint32_t kind = tag == DW_TAG_structure_type ? IX_STRUCT :
+	uint32_t kind = tag == DW_TAG_structure_type ||
+			tag == DW_TAG_class_type ? IX_STRUCT :
 			tag == DW_TAG_union_type ? IX_UNION : IX_ENUM;
 	static const char *const kw[] = {
 		[IX_STRUCT] = "struct", [IX_UNION] = "union",
@@ -989,8 +1048,8 @@ static const struct ktype *kt_tagged(struct kdwarf *d, Dwarf_Die *die)
 	t = kt_canon_add(d, key);
 	t->kind = kind == IX_STRUCT ? KT_STRUCT :
 		  kind == IX_UNION ? KT_UNION : KT_ENUM;
-	t->name = arena_printf(d->arena, "%s %s", kw[kind],
-			       name ? name : "{...}");
+	t->name = arena_printf(d->arena, "%s %s", tag == DW_TAG_class_type ?
+			       "class" : kw[kind], name ? name : "{...}");
 	size = decl ? 0 : dwarf_bytesize(die);
 	t->size = size > 0 ? (unsigned int)size : 0;
 	t->is_signed = kind == IX_ENUM && enum_signed(die);
@@ -1198,15 +1257,39 @@ static const struct ktype *kt_array(struct kdwarf *d, Dwarf_Die *die,
 	return t;
 }
 
+/* A C++ reference reads as the pointer it is, named "T&". */
+static const struct ktype *kt_reference(struct kdwarf *d, Dwarf_Die *die)
+{
+	const struct ktype *target = kt_of(d, die);
+	bool rvalue = dwarf_tag(die) == DW_TAG_rvalue_reference_type;
+	struct ktype *t;
+	char key[64];
+
+	snprintf(key, sizeof(key), "R%d:%p", rvalue, (const void *)target);
+	if ((t = kt_canon_find(d, key)))
+		return t;
+	t = kt_canon_add(d, key);
+	t->kind = KT_PTR;
+	t->size = 8;
+	t->target = target;
+	t->name = arena_printf(d->arena, "%s%s", target->name,
+			       rvalue ? "&&" : "&");
+	return t;
+}
+
 static const struct ktype *kt_make(struct kdwarf *d, Dwarf_Die *die)
 {
 	switch (dwarf_tag(die)) {
 	case DW_TAG_base_type:
 		return kt_base(d, die);
 	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
 	case DW_TAG_union_type:
 	case DW_TAG_enumeration_type:
 		return kt_tagged(d, die);
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		return kt_reference(d, die);
 	case DW_TAG_typedef:
 		return kt_typedef(d, die);
 	case DW_TAG_pointer_type:
@@ -1516,6 +1599,8 @@ static bool shape_die(struct kdwarf *d, const struct ktype *t, int tag1,
 	    !dwarf_offdie(d->dw, (Dwarf_Off)t->handle, die))
 		return false;
 	tag = dwarf_tag(die);
+	if (tag == DW_TAG_class_type)	/* C++: a struct by another name */
+		tag = DW_TAG_structure_type;
 	return tag == tag1 || tag == tag2;
 }
 
@@ -1782,6 +1867,7 @@ struct inl {
 	const char *name;
 	const char *sym;
 	unsigned long offset;
+	uint64_t pc;		/* sym + offset */
 	const char *file;
 	int line;
 };
@@ -1843,6 +1929,7 @@ static void inl_add(struct inl_ctx *c, Dwarf_Die *inst, Dwarf_Die *abs)
 	i->name = dwarf_diename(abs);
 	i->sym = s->name;
 	i->offset = (unsigned long)(pc - s->addr);
+	i->pc = pc;
 	i->file = decl_file(d, abs);
 	i->line = 0;
 	dwarf_decl_line(abs, &i->line);
@@ -1909,6 +1996,29 @@ static int inl_cmp(const void *pa, const void *pb)
 	return r;
 }
 
+/* The inline copies of the functions matching glob, sorted, each once
+ * (c->v[0..c->n)); the caller frees c->want and c->v.
+ */
+static void inl_collect(struct kdwarf *d, const char *glob,
+			struct inl_ctx *c)
+{
+	size_t i, j;
+
+	memset(c, 0, sizeof(*c));
+	c->d = d;
+	syms_load(d);
+	ix_glob(d, IX_INLINE, glob, want_one, c);
+	if (c->nwant)
+		qsort(c->want, c->nwant, sizeof(*c->want), off_cmp);
+	inl_units(c);
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), inl_cmp);
+	for (i = j = 0; i < c->n; i++)
+		if (!j || inl_cmp(&c->v[i], &c->v[j - 1]))
+			c->v[j++] = c->v[i];
+	c->n = j;
+}
+
 int kdwarf_inlines(struct kdwarf *d, const char *glob,
 		   void (*cb)(const char *name, const char *caller_symbol,
 			      unsigned long offset, const char *file,
@@ -1917,27 +2027,14 @@ int kdwarf_inlines(struct kdwarf *d, const char *glob,
 {
 	struct inl_ctx c;
 	size_t i;
-	int n = 0;
 
-	memset(&c, 0, sizeof(c));
-	c.d = d;
-	syms_load(d);
-	ix_glob(d, IX_INLINE, glob, want_one, &c);
-	if (c.nwant)
-		qsort(c.want, c.nwant, sizeof(*c.want), off_cmp);
-	inl_units(&c);
-	if (c.n)
-		qsort(c.v, c.n, sizeof(*c.v), inl_cmp);
-	for (i = 0; i < c.n; i++) {
-		if (i && !inl_cmp(&c.v[i], &c.v[i - 1]))
-			continue;
+	inl_collect(d, glob, &c);
+	for (i = 0; i < c.n; i++)
 		cb(c.v[i].name, c.v[i].sym, c.v[i].offset, c.v[i].file,
 		   c.v[i].line, arg);
-		n++;
-	}
 	free(c.want);
 	free(c.v);
-	return n;
+	return (int)c.n;
 }
 
 /* --------------------------------------------------- variable places */
@@ -1972,6 +2069,12 @@ static bool op_breg(const Dwarf_Op *op, unsigned int *reg, long *off)
 
 static Dwarf_CFI *get_cfi(struct kdwarf *d)
 {
+	Dwarf_Addr bias;
+
+	if (!d->cfi_tried && d->mod) {
+		d->cfi_tried = true;
+		d->cfi = dwfl_module_dwarf_cfi(d->mod, &bias);
+	}
 	if (!d->cfi_tried) {
 		d->cfi_tried = true;
 		d->cfi = dwarf_getcfi(d->dw);	/* .debug_frame */
@@ -2371,7 +2474,131 @@ int kdwarf_vars_at(struct kdwarf *d, const char *func, unsigned long offset,
 	return c.n;
 }
 
+/* ---------------------------------------------------------- addresses */
+
+/* Whether a function at another address has the name of s. */
+static bool name_shared(const struct symtab *t, const struct ksym *s)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(t->by_name[mid]->name, s->name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < t->n && !strcmp(t->by_name[lo]->name, s->name); lo++)
+		if (t->by_name[lo]->addr != s->addr)
+			return true;
+	return false;
+}
+
+/* pc as the function symbol holding it (of several at one address, the
+ * one called prefer if there is one).
+ */
+static bool place_of(struct kdwarf *d, Dwarf_Addr pc, const char *prefer,
+		     struct kplace *p)
+{
+	const struct ksym *s = sym_at(&d->funcs, pc, prefer);
+
+	if (!s)
+		return false;
+	p->sym = s->name;
+	p->offset = (unsigned long)(pc - s->addr);
+	p->shared = name_shared(&d->funcs, s);
+	return true;
+}
+
+/* The line-table row holding addr: where it starts, its file and line. */
+static void addr_row(struct kdwarf *d, Dwarf_Addr addr, struct kaddr *out)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	Dwarf_Addr row;
+	const char *src;
+
+	if (!dwarf_addrdie(d->dw, addr, &cu))
+		return;
+	l = dwarf_getsrc_die(&cu, addr);
+	if (!l || dwarf_lineaddr(l, &row))
+		return;
+	out->row = row;
+	src = dwarf_linesrc(l, NULL, NULL);
+	out->file = src ? rel_path(d, &cu, src) : NULL;
+	dwarf_lineno(l, &out->line);
+}
+
+static bool entry_pc(Dwarf_Die *die, Dwarf_Addr *pc)
+{
+	struct ranges r;
+
+	if (!dwarf_entrypc(die, pc))
+		return true;
+	die_ranges(die, &r);
+	*pc = r.n ? r.lo[0] : 0;
+	return r.n > 0;
+}
+
+/* The functions DWARF places at addr: the out-of-line one (chain[0])
+ * and the innermost inlined instance in it.
+ */
+static void addr_funcs(struct kdwarf *d, Dwarf_Die *chain, int n,
+		       struct kaddr *out)
+{
+	const char *name = die_name(&chain[0]);
+	Dwarf_Addr pc;
+	int i;
+
+	if (!name || !entry_pc(&chain[0], &pc) ||
+	    !place_of(d, pc, name, &out->entry) ||
+	    fill_kfunc(d, name, &chain[0], &out->func))
+		return;
+	out->has_func = true;
+	for (i = n - 1; i > 0; i--) {
+		if (dwarf_tag(&chain[i]) != DW_TAG_inlined_subroutine ||
+		    !entry_pc(&chain[i], &pc) ||
+		    !place_of(d, pc, name, &out->inline_entry))
+			continue;
+		out->has_inline = true;
+		out->inline_name = die_name(&chain[i]);
+		return;
+	}
+}
+
+int kdwarf_addr(struct kdwarf *d, uint64_t addr, struct kaddr *out)
+{
+	Dwarf_Die *chain = xmalloc(MAX_SCOPES * sizeof(*chain));
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	syms_load(d);
+	n = scope_chain(d, addr, chain);
+	if (n)
+		addr_funcs(d, chain, n, out);
+	free(chain);
+	if (!place_of(d, addr, out->has_func ? out->func.name : NULL,
+		      &out->at)) {
+		memset(out, 0, sizeof(*out));
+		return -ENOENT;
+	}
+	addr_row(d, addr, out);
+	return 0;
+}
+
 /* ------------------------------------------------------ load, free */
+
+static void kdwarf_init(struct kdwarf *d, const char *kver,
+			const char *module, const char *cachedir)
+{
+	d->src.ops = &kdwarf_ops;
+	d->arena = arena_new();
+	d->void_type.kind = KT_VOID;
+	d->void_type.name = "void";
+	d->void_type.src = &d->src;
+	ix_load(d, kver, module, cachedir);
+}
 
 struct kdwarf *kdwarf_load(const char *kver, const char *cachedir,
 			   char **err)
@@ -2408,12 +2635,7 @@ struct kdwarf *kdwarf_load(const char *kver, const char *cachedir,
 		err_set(err, "%s: no DWARF: %s", path, dwarf_errmsg(-1));
 		goto fail;
 	}
-	d->src.ops = &kdwarf_ops;
-	d->arena = arena_new();
-	d->void_type.kind = KT_VOID;
-	d->void_type.name = "void";
-	d->void_type.src = &d->src;
-	ix_load(d, kver, cachedir);
+	kdwarf_init(d, kver, NULL, cachedir);
 	free(path);
 	return d;
 fail:
@@ -2422,16 +2644,58 @@ fail:
 	return NULL;
 }
 
+/* ET_REL files get the layout libdwfl gives offline modules. */
+static const Dwfl_Callbacks module_callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct kdwarf *kdwarf_load_module(const char *kver, const char *name,
+				  const char *path, const char *cachedir,
+				  char **err)
+{
+	struct kdwarf *d = xmalloc(sizeof(*d));
+	Dwarf_Addr bias;
+
+	if (err)
+		*err = NULL;
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	elf_version(EV_CURRENT);
+	d->dwfl = dwfl_begin(&module_callbacks);
+	if (d->dwfl)
+		d->mod = dwfl_report_offline(d->dwfl, name, path, -1);
+	if (!d->mod || dwfl_report_end(d->dwfl, NULL, NULL)) {
+		err_set(err, "%s: %s", path, dwfl_errmsg(-1));
+		goto fail;
+	}
+	d->dw = dwfl_module_getdwarf(d->mod, &bias);
+	d->elf = dwfl_module_getelf(d->mod, &bias);
+	if (!d->dw || !d->elf) {
+		err_set(err, "%s: no DWARF: %s", path, dwfl_errmsg(-1));
+		goto fail;
+	}
+	kdwarf_init(d, kver, name, cachedir);
+	return d;
+fail:
+	kdwarf_free(d);
+	return NULL;
+}
+
 void kdwarf_free(struct kdwarf *d)
 {
 	if (!d)
 		return;
-	if (d->cfi && d->cfi_is_eh)
-		dwarf_cfi_end(d->cfi);
-	if (d->dw)
-		dwarf_end(d->dw);
-	if (d->elf)
-		elf_end(d->elf);
+	if (d->dwfl) {
+		dwfl_end(d->dwfl);	/* with its elf, dw and cfi */
+	} else {
+		if (d->cfi && d->cfi_is_eh)
+			dwarf_cfi_end(d->cfi);
+		if (d->dw)
+			dwarf_end(d->dw);
+		if (d->elf)
+			elf_end(d->elf);
+	}
 	if (d->fd >= 0)
 		close(d->fd);
 	if (d->blob) {
@@ -2448,4 +2712,240 @@ void kdwarf_free(struct kdwarf *d)
 	free(d->objs.by_name);
 	arena_free(d->arena);
 	free(d);
+}
+
+/* ------------------------------------------------- user-space files */
+
+/* $SYSTEMTAP_DEBUGINFO_PATH, as libdwfl reads it: where separate
+ * debuginfo is looked for (build-id and .gnu_debuglink), before the
+ * default ":.debug:/usr/lib/debug".
+ */
+static char *user_debuginfo_path;
+
+/* A program or library: libdwfl finds its separate debuginfo and reads
+ * the CFI of .eh_frame from the file itself when the debuginfo has no
+ * .debug_frame.  Addresses are used in file terms throughout, so the
+ * bias libdwfl gives an ET_DYN file never matters.
+ */
+static const Dwfl_Callbacks user_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &user_debuginfo_path,
+};
+
+static bool elf_has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	return false;
+}
+
+/* The index of a program is cached by its build-id, as
+ * CACHEDIR/dwarf/user/ID.idx; a file without one is indexed each time.
+ */
+static void user_index(struct kdwarf *d, const char *cachedir)
+{
+	const unsigned char *id = NULL;
+	ssize_t n = dwelf_elf_gnu_build_id(d->elf, (const void **)&id);
+	char hex[2 * 64 + 1];
+	ssize_t i;
+
+	if (!cachedir || n <= 0 || n > 64) {
+		kdwarf_init(d, NULL, NULL, NULL);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	kdwarf_init(d, "user", hex, cachedir);
+}
+
+struct kdwarf *kdwarf_load_elf(const char *path, const char *cachedir,
+			       char **err)
+{
+	struct kdwarf *d = xmalloc(sizeof(*d));
+	const char *name = strrchr(path, '/');
+	Dwarf_Addr bias;
+	Elf *main_elf;
+
+	if (err)
+		*err = NULL;
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	d->user = true;
+	user_debuginfo_path = getenv("SYSTEMTAP_DEBUGINFO_PATH");
+	elf_version(EV_CURRENT);
+	d->dwfl = dwfl_begin(&user_callbacks);
+	if (d->dwfl)
+		d->mod = dwfl_report_offline(d->dwfl, name ? name + 1 : path,
+					     path, -1);
+	if (!d->mod || dwfl_report_end(d->dwfl, NULL, NULL)) {
+		err_set(err, "%s: %s", path, dwfl_errmsg(-1));
+		goto fail;
+	}
+	d->dw = dwfl_module_getdwarf(d->mod, &bias);
+	main_elf = dwfl_module_getelf(d->mod, &bias);
+	if (!d->dw || !main_elf) {
+		err_set(err, "no debuginfo (DWARF) in '%s' nor in a separate "
+			"debuginfo file", path);
+		goto fail;
+	}
+	/* a stripped file's symbols went with its debuginfo */
+	d->elf = elf_has_symtab(main_elf) ? main_elf : dwarf_getelf(d->dw);
+	/* programs rarely have .debug_frame: the CFI is .eh_frame's */
+	d->cfi_tried = true;
+	d->cfi = dwfl_module_dwarf_cfi(d->mod, &bias);
+	if (!d->cfi)
+		d->cfi = dwfl_module_eh_cfi(d->mod, &bias);
+	user_index(d, cachedir);
+	return d;
+fail:
+	kdwarf_free(d);
+	return NULL;
+}
+
+const char *kdwarf_debug_file(struct kdwarf *d)
+{
+	const char *main_file = NULL, *debug_file = NULL;
+
+	if (!d->mod)
+		return NULL;
+	dwfl_module_info(d->mod, NULL, NULL, NULL, NULL, NULL, &main_file,
+			 &debug_file);
+	return debug_file ? debug_file : main_file;
+}
+
+int kdwarf_func_pcs(struct kdwarf *d, const char *name,
+		    void (*cb)(const struct kfunc *f, uint64_t pc,
+			       void *arg),
+		    void *arg)
+{
+	size_t len = strlen(name) + 1;
+	size_t i = ix_lower(d, IX_FUNC, name, len);
+	uint64_t *seen = NULL;
+	int n = 0, j;
+
+	syms_load(d);
+	for (; i < d->nents && !ent_key_cmp(d, &d->ents[i], IX_FUNC, name, len);
+	     i++) {
+		const struct ksym *s;
+		Dwarf_Die die;
+		Dwarf_Addr pc = 0;
+		struct kfunc f;
+
+		if (!ent_die(d, &d->ents[i], &die))
+			continue;
+		if (d->ents[i].kind & IX_NOPC) {
+			s = sym_by_name(&d->funcs, ent_name(d, &d->ents[i]));
+			pc = s ? s->addr : 0;
+		} else if (!entry_pc(&die, &pc)) {
+			pc = 0;
+		}
+		/* a discarded COMDAT copy keeps its DWARF at address 0 */
+		if (!pc || pc == (Dwarf_Addr)-1 ||
+		    fill_kfunc(d, ent_name(d, &d->ents[i]), &die, &f))
+			continue;
+		for (j = 0; j < n && seen[j] != pc; j++)
+			;
+		if (j < n)
+			continue;
+		seen = xrealloc(seen, (size_t)(n + 1) * sizeof(*seen));
+		seen[n++] = pc;
+		cb(&f, pc, arg);
+	}
+	free(seen);
+	return n;
+}
+
+struct lines_pc_ctx {
+	struct kdwarf *d;
+	const char *file_glob;
+	int lo, hi;
+	void (*cb)(const char *func, const char *file, int line,
+		   uint64_t pc, void *arg);
+	void *arg;
+	int n;
+};
+
+static void lines_pc_one(const struct ix_ent *e, void *arg)
+{
+	struct lines_pc_ctx *c = arg;
+	struct places p = { NULL, 0, 0 };
+	Dwarf_Die fn;
+	size_t i;
+
+	if ((e->kind & IX_NOPC) || !ent_die(c->d, e, &fn))
+		return;
+	func_lines(c->d, &fn, c->file_glob, c->lo, c->hi, &p);
+	if (p.n)
+		qsort(p.v, p.n, sizeof(*p.v), place_cmp);
+	for (i = 0; i < p.n; i++) {
+		c->cb(ent_name(c->d, e), p.v[i].file, p.v[i].line,
+		      p.v[i].addr, c->arg);
+		c->n++;
+	}
+	free(p.v);
+}
+
+int kdwarf_lines_pc(struct kdwarf *d, const char *func,
+		    const char *file_glob, int line_lo, int line_hi,
+		    void (*cb)(const char *func, const char *file, int line,
+			       uint64_t pc, void *arg),
+		    void *arg)
+{
+	struct lines_pc_ctx c = { d, file_glob, line_lo, line_hi, cb, arg,
+				  0 };
+
+	syms_load(d);
+	ix_glob(d, IX_FUNC, func, lines_pc_one, &c);
+	return c.n;
+}
+
+int kdwarf_inline_pcs(struct kdwarf *d, const char *glob,
+		      void (*cb)(const char *name, uint64_t pc,
+				 const char *file, int line, void *arg),
+		      void *arg)
+{
+	struct inl_ctx c;
+	size_t i;
+
+	inl_collect(d, glob, &c);
+	for (i = 0; i < c.n; i++)
+		cb(c.v[i].name, c.v[i].pc, c.v[i].file, c.v[i].line, arg);
+	free(c.want);
+	free(c.v);
+	return (int)c.n;
+}
+
+int kdwarf_vars_at_pc(struct kdwarf *d, uint64_t pc,
+		      void (*cb)(const char *name, const struct ktype *type,
+				 const struct kloc *loc, bool is_param,
+				 void *arg),
+		      void *arg)
+{
+	struct vars_ctx c = { d, NULL, pc, cb, arg, 0 };
+	Dwarf_Die *chain = xmalloc(MAX_SCOPES * sizeof(*chain));
+	int i, n;
+
+	syms_load(d);
+	n = scope_chain(d, pc, chain);
+	if (!n) {
+		free(chain);
+		return -ENOENT;
+	}
+	c.fn = &chain[0];
+	for (i = n - 1; i >= 0; i--) {
+		if (dwarf_tag(&chain[i]) != DW_TAG_lexical_block) {
+			scope_params(&c, &chain[i]);
+			scope_locals(&c, &chain[i]);
+			break;
+		}
+		scope_locals(&c, &chain[i]);
+	}
+	free(chain);
+	return c.n;
 }

@@ -22,6 +22,16 @@ struct kdwarf;	/* opaque: libdw handles, the name index, the type cache */
  */
 struct kdwarf *kdwarf_load(const char *kver, const char *cachedir,
 			   char **err);
+
+/* The same for module name (the kernel's name of it) from its
+ * debuginfo file path, as kmod_debug_path() finds it; the index is kept
+ * in CACHEDIR/dwarf/KVER/NAME.idx.  A module is a relocatable file: its
+ * sections get addresses of libdw's choosing, which never leave this
+ * file, since every place is reported as a symbol and an offset.
+ */
+struct kdwarf *kdwarf_load_module(const char *kver, const char *name,
+				  const char *path, const char *cachedir,
+				  char **err);
 void kdwarf_free(struct kdwarf *d);
 
 /* The ktype.h view; it lives as long as d. */
@@ -104,5 +114,88 @@ int kdwarf_vars_at(struct kdwarf *d, const char *func, unsigned long offset,
 			      const struct kloc *loc, bool is_param,
 			      void *arg),
 		   void *arg);
+
+/* An address as kprobes take it: an ELF symbol and an offset from it.
+ * The kernel looks the symbol up by name, so a name that several
+ * functions share (static functions of different files) does not say
+ * which one.
+ */
+struct kplace {
+	const char *sym;
+	unsigned long offset;
+	bool shared;		/* another function has the name too */
+};
+
+/* What the symbol table and DWARF say about one link-time address of
+ * the kernel (as `nm vmlinux` prints it; KASLR moves the running one).
+ */
+struct kaddr {
+	struct kplace at;	/* the address itself */
+	uint64_t row;		/* start of the line-table row holding it,
+				 * the address itself at a statement's
+				 * start; 0 if no line describes it */
+	const char *file;	/* that row's source file and line */
+	int line;
+	bool has_func;		/* a DWARF function holds the address: */
+	struct kfunc func;	/* the out-of-line one, */
+	struct kplace entry;	/* where it is entered, */
+	bool has_inline;	/* and, if the address is in code inlined
+				 * there, the innermost such instance: */
+	const char *inline_name;
+	struct kplace inline_entry;
+};
+
+/* Fill *out for addr.  0, or -ENOENT when no function symbol holds addr
+ * (an address of data, or of the running kernel rather than vmlinux).
+ */
+int kdwarf_addr(struct kdwarf *d, uint64_t addr, struct kaddr *out);
+
+/* ---------------------------------------------- user-space programs */
+
+/* A program or shared library at path (absolute), its DWARF from the
+ * file or from separate debuginfo that libdwfl finds by build-id or
+ * .gnu_debuglink (also under $SYSTEMTAP_DEBUGINFO_PATH).  Source paths
+ * stay as the compiler recorded them, absolute.  Places are link-time
+ * addresses ("pc"), which the caller turns into file offsets.  The name
+ * index is kept in CACHEDIR/dwarf/user/BUILDID.idx (cachedir may be
+ * NULL: no cache).  NULL with *err when there is no DWARF.
+ */
+struct kdwarf *kdwarf_load_elf(const char *path, const char *cachedir,
+			       char **err);
+
+/* The file the DWARF was read from (path itself, or the separate
+ * debuginfo file).
+ */
+const char *kdwarf_debug_file(struct kdwarf *d);
+
+/* Each out-of-line definition of name, at its entry pc, once per pc;
+ * returns the number reported.
+ */
+int kdwarf_func_pcs(struct kdwarf *d, const char *name,
+		    void (*cb)(const struct kfunc *f, uint64_t pc,
+			       void *arg),
+		    void *arg);
+
+/* kdwarf_lines with the places as addresses and the DWARF name of the
+ * function holding each.
+ */
+int kdwarf_lines_pc(struct kdwarf *d, const char *func,
+		    const char *file_glob, int line_lo, int line_hi,
+		    void (*cb)(const char *func, const char *file, int line,
+			       uint64_t pc, void *arg),
+		    void *arg);
+
+/* kdwarf_inlines with each instance's entry as an address. */
+int kdwarf_inline_pcs(struct kdwarf *d, const char *glob,
+		      void (*cb)(const char *name, uint64_t pc,
+				 const char *file, int line, void *arg),
+		      void *arg);
+
+/* kdwarf_vars_at for an address. */
+int kdwarf_vars_at_pc(struct kdwarf *d, uint64_t pc,
+		      void (*cb)(const char *name, const struct ktype *type,
+				 const struct kloc *loc, bool is_param,
+				 void *arg),
+		      void *arg);
 
 #endif

@@ -1,19 +1,24 @@
 /* providers/kprobe.c - kernel function probes: kernel.function(PATTERN)
  * and module(M).function(PATTERN) with .call, .exported, .return and
- * .return.maxactive(N), typed from the kernel's type source; and the
- * untyped kprobe.function(S), kprobe.module(M).function(S).  Every probe
- * is a kprobe (or kretprobe) registered by symbol name at start.
+ * .return.maxactive(N), typed from the type source of the kernel or of
+ * module M (M may be a pattern too); and the untyped kprobe.function(S),
+ * kprobe.module(M).function(S).  Every probe is a kprobe (or kretprobe)
+ * registered by symbol name ("mod:sym" in a module) at start.
  *
  * Probe points that need line tables or inline records (@file, :N,
- * .inline, .label, .statement, ...) are reported as needing debuginfo.
+ * .inline, .label, .statement, addresses) are reported as needing
+ * debuginfo.
  */
 #include "../emit.h"
 #include "../provider.h"
 #include "../session.h"
 #include "../target.h"
 #include "../debuginfo/dwarf.h"
+#include "../debuginfo/kmod.h"
+#include "../debuginfo/ksyms.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +140,11 @@ struct collect {
 	struct spec spec;
 	bool exported;
 	bool many;			/* from a pattern */
+	const struct pp_comp *mcomp;	/* module(M), or NULL */
+	const char *module;		/* the module searched */
+	bool modpat;			/* one of module("PATTERN") */
+	bool stmt;
+	const char *text;		/* the function component's argument */
 };
 
 /* The user's point with the function component's argument replaced. */
@@ -152,11 +162,13 @@ static struct probe_point *push_point(struct collect *k, const char *arg)
 		struct pp_comp *nc = arena_alloc(a, sizeof(*nc));
 
 		*nc = *oc;
-		if (oc == k->fcomp) {
+		if (oc == k->fcomp || (oc == k->mcomp &&
+				       strcmp(oc->arg->str, k->module))) {
 			struct expr *s = arena_alloc(a, sizeof(*s));
 
 			*s = *oc->arg;
-			s->str = arena_strdup(a, arg);
+			s->str = arena_strdup(a, oc == k->fcomp ? arg :
+					      k->module);
 			nc->arg = s;
 		}
 		vec_push(a, &np->comps, nc);
@@ -182,7 +194,8 @@ static void func_cb(const char *name, void *arg)
 	struct collect *k = arg;
 	struct kfunc f;
 
-	if (k->exported && !target_exported(k->c, k->pp->loc, name))
+	if (k->exported &&
+	    !target_module_exported(k->c, k->pp->loc, k->module, name))
 		return;
 	if (k->spec.file && (k->src->ops->func(k->src, name, &f) ||
 			     !file_matches(k->c->s->arena, k->spec.file,
@@ -220,11 +233,248 @@ static void inline_cb(const char *name, const char *caller,
 	np->optional = true;	/* one copy of many */
 }
 
+static bool needs_dwarf(const struct collect *k)
+{
+	const struct probe_point *pp = k->pp;
+
+	return k->spec.file || k->spec.lines || k->stmt ||
+	       pp_comp_of(pp, intern("inline")) ||
+	       pp_comp_of(pp, intern("label")) ||
+	       pp_comp_of(pp, intern("callee")) ||
+	       pp_comp_of(pp, intern("callees"));
+}
+
+/* An exact name without a type record: the kernel says at start whether
+ * it has the symbol, but a module's file can say it now.
+ */
+static void symbol_cb(const char *name, void *arg)
+{
+	struct collect *k = arg;
+	struct kfunc f;
+
+	if (!k->src->ops->func(k->src, name, &f))
+		return;		/* typed: func_cb had it */
+	if (k->exported && !target_module_exported(k->c, k->pp->loc, NULL,
+						   name))
+		return;
+	push_point(k, name);
+}
+
+/* The functions of a pattern that have no type record (the __x64_sys_*
+ * wrappers, assembly): from the kernel's symbols, untyped.
+ */
+static void symbols_matching(struct collect *k)
+{
+	const struct ksyms *syms = target_kernel_symbols(k->c->s);
+
+	if (syms)
+		ksyms_matching(syms, k->spec.func, symbol_cb, k);
+}
+
+static bool exact_exists(struct collect *k, const char *name)
+{
+	struct kfunc f;
+
+	if (k->exported && !target_module_exported(k->c, k->pp->loc,
+						   k->module, name))
+		return false;
+	if (!k->src->ops->func(k->src, name, &f))
+		return true;
+	if (!k->module) {
+		/* no type record: the kernel's symbols say whether it is
+		 * there; without a list the kernel says so at start
+		 */
+		const struct ksyms *syms = target_kernel_symbols(k->c->s);
+
+		return !syms || ksyms_has(syms, name);
+	}
+	/* reading every module's file for module("*") costs too much */
+	return !k->modpat && target_module_has_func(k->c, k->mcomp->arg->loc,
+						    k->module, name);
+}
+
+/* What the point asks for that the sources cannot give: 0, or -1 after
+ * reporting.
+ */
+static int check_point(struct collect *k)
+{
+	struct prov_ctx *c = k->c;
+	const struct probe_point *pp = k->pp;
+
+	if (!k->dw && needs_dwarf(k)) {
+		if (k->module)
+			prov_error(c, pp->loc, "'%s' needs the debuginfo "
+				   "(DWARF) of module %s, which is not "
+				   "installed: install linux-image-%s-dbg",
+				   pp_text(c->s->arena, pp), k->module,
+				   c->s->kernel_vr);
+		else
+			dwarf_error(c, pp, arena_printf(c->s->arena, "'%s'",
+					pp_text(c->s->arena, pp)));
+		return -1;
+	}
+	if (pp_comp_of(pp, intern("label")) ||
+	    pp_comp_of(pp, intern("callee")) ||
+	    pp_comp_of(pp, intern("callees"))) {
+		prov_error(c, pp->loc, ".label and .callee probes are not "
+			   "supported yet");
+		return -1;
+	}
+	if (k->stmt && !k->spec.lines) {
+		prov_error(c, k->fcomp->arg->loc, "kernel.statement needs a "
+			   "line: \"FUNCTION@FILE:LINE\"");
+		return -1;
+	}
+	return 0;
+}
+
+/* The points of k->spec in the kernel or one module, whose sources
+ * k->src and k->dw are.
+ */
+static int expand_in(struct collect *k)
+{
+	struct prov_ctx *c = k->c;
+	const struct probe_point *pp = k->pp;
+	struct vec *out = k->out;
+	int n0 = out->n;
+
+	if (check_point(k))
+		return -1;
+	k->exported = pp_comp_of(pp, intern("exported")) != NULL;
+	k->many = k->many || has_wildcard(k->spec.func) || k->spec.file ||
+		  k->spec.lines;
+	if (pp_comp_of(pp, intern("inline"))) {
+		kdwarf_inlines(k->dw, k->spec.func, inline_cb, k);
+		return out->n - n0;
+	}
+	if (!has_wildcard(k->spec.func) && !k->spec.file && !k->spec.lines) {
+		/* Not every symbol has a type record (BTF has none for
+		 * the __x64_sys_* wrappers): such a function is probed by
+		 * its symbol, untyped, and the kernel says at start
+		 * whether it exists.
+		 */
+		if (exact_exists(k, k->spec.func))
+			push_point(k, k->spec.func);
+		return out->n - n0;
+	}
+	if (has_wildcard(k->spec.func)) {
+		k->src->ops->funcs_matching(k->src, k->spec.func, func_cb, k);
+		if (!k->module && !k->spec.file && !k->spec.lines && !k->stmt)
+			symbols_matching(k);
+	} else {
+		func_cb(k->spec.func, k);
+	}
+	if (out->n == n0 && !c->optional && !c->quiet && k->spec.lines)
+		prov_error(c, k->fcomp->arg->loc, "no line of '%s' has code",
+			   k->text);
+	return out->n - n0;
+}
+
+/* One module of a module("PATTERN"): one whose types cannot be loaded
+ * is passed over, as a function of a pattern that cannot be probed.
+ */
+static void module_cb(const char *name, void *arg)
+{
+	struct collect *k = arg;
+	struct collect one = *k;
+	struct prov_ctx quiet = *k->c;
+	bool loaded = target_module_loaded(k->c, name);
+
+	quiet.quiet = true;
+	one.module = arena_strdup(k->c->s->arena, name);
+	one.src = target_module_types(&quiet, k->mcomp->arg->loc, name);
+	one.dw = one.src ? target_module_dwarf(&quiet, k->mcomp->arg->loc,
+					       name) : NULL;
+	one.many = one.modpat = true;
+	one.c = &quiet;
+	if ((!one.src || (!one.dw && needs_dwarf(&one)) ||
+	     expand_in(&one) <= 0) && !loaded)
+		target_module_release(k->c, one.module);
+}
+
+/* module("M").function(...) and .statement(...): the same points as
+ * the kernel's, from the module's own types; M may be a pattern.
+ */
+static int module_expand(struct collect *k)
+{
+	struct prov_ctx *c = k->c;
+	struct loc mloc;
+	int n0 = k->out->n;
+
+	k->mcomp = pp_comp_of(k->pp, intern("module"));
+	k->module = k->mcomp->arg->str;
+	mloc = k->mcomp->arg->loc;
+	if (has_wildcard(k->module)) {
+		if (target_modules_matching(c, mloc, k->module, module_cb,
+					    k) < 0)
+			return -1;
+		return k->out->n - n0;
+	}
+	if (c->optional) {
+		struct prov_ctx quiet = *c;
+
+		/* an optional point on a module that is not there */
+		quiet.quiet = true;
+		if (!target_module_exists(&quiet, mloc, k->module))
+			return 0;
+	}
+	k->src = target_module_types(c, mloc, k->module);
+	if (!k->src)
+		return -1;
+	k->dw = target_module_dwarf(c, mloc, k->module);
+	return expand_in(k);
+}
+
+/* kernel.function(ADDR) and kernel.statement(ADDR) take an address of
+ * vmlinux (nm, System.map): DWARF, which a kernel that is not running
+ * needs to map it too, turns it into symbol + offset, which KASLR does
+ * not move.  Here only what every such point needs; build places it.
+ */
+static const char *addr_text(struct arena *a, const struct probe_point *pp,
+			     const struct pp_comp *fc)
+{
+	const char *text = pp_text(a, pp);
+	const char *dec, *at;
+	int64_t v;
+
+	if (!pp_arg_num(fc->arg, &v))
+		return text;
+	/* pp() shows the address as it was given, in hex */
+	dec = arena_printf(a, "%s(%" PRId64 ")", fc->functor, v);
+	at = strstr(text, dec);
+	if (!at)
+		return text;
+	return arena_printf(a, "%.*s%s(0x%" PRIx64 ")%s", (int)(at - text),
+			    text, fc->functor, (uint64_t)v, at + strlen(dec));
+}
+
+static int addr_expand(struct prov_ctx *c, const struct probe_point *pp,
+		       const struct pp_comp *fc, struct vec *out)
+{
+	struct probe_point *np;
+
+	if (comp_str(pp, "module")) {
+		prov_error(c, fc->arg->loc, "probes on module addresses are "
+			   "not supported yet: name the function");
+		return -1;
+	}
+	if (!target_kernel_wants_dwarf(c->s)) {
+		dwarf_error(c, pp, arena_printf(c->s->arena, "'%s'",
+				addr_text(c->s->arena, pp, fc)));
+		return -1;
+	}
+	if (!target_kernel_dwarf(c, pp->loc))
+		return -1;
+	np = arena_alloc(c->s->arena, sizeof(*np));
+	*np = *pp;
+	vec_push(c->s->arena, out, np);
+	return 1;
+}
+
 static int kfn_expand(struct prov_ctx *c, const struct probe_point *pp,
 		      struct vec *out)
 {
-	struct collect k = { c, pp, NULL, out, NULL, NULL, { 0 }, false,
-			     false };
+	struct collect k = { .c = c, .pp = pp, .out = out };
 	const char *text;
 	bool stmt = pp_comp_of(pp, intern("statement")) != NULL;
 
@@ -235,11 +485,8 @@ static int kfn_expand(struct prov_ctx *c, const struct probe_point *pp,
 	}
 	k.fcomp = pp_comp_of(pp, intern(stmt ? "statement" : "function"));
 	text = comp_str(pp, stmt ? "statement" : "function");
-	if (!text) {
-		prov_error(c, pp->loc, "probes on addresses are not supported "
-			   "yet: name the function");
-		return -1;
-	}
+	if (!text)
+		return addr_expand(c, pp, k.fcomp, out);
 	if (is_kprobe_family(pp)) {
 		if (has_wildcard(text) || strpbrk(text, "@:+")) {
 			prov_error(c, k.fcomp->arg->loc, "kprobe.function "
@@ -247,16 +494,12 @@ static int kfn_expand(struct prov_ctx *c, const struct probe_point *pp,
 				   "kernel.function(\"%s\")", text);
 			return -1;
 		}
-		push_point(&k, text);
-		return 1;
-	}
-	if (comp_str(pp, "module")) {
-		/* module types: not yet; exact names only */
-		if (has_wildcard(text) || strpbrk(text, "@:+") ||
+		if (comp_str(pp, "module") &&
 		    has_wildcard(comp_str(pp, "module"))) {
-			prov_error(c, pp->loc, "module function patterns are "
-				   "not supported yet: name one function of "
-				   "one module");
+			prov_error(c, pp_comp_of(pp, intern("module"))->arg->loc,
+				   "kprobe.module takes a module name, not a "
+				   "pattern: use module(\"%s\")",
+				   comp_str(pp, "module"));
 			return -1;
 		}
 		push_point(&k, text);
@@ -268,55 +511,15 @@ static int kfn_expand(struct prov_ctx *c, const struct probe_point *pp,
 			   text);
 		return -1;
 	}
+	k.stmt = stmt;
+	k.text = text;
+	if (comp_str(pp, "module"))
+		return module_expand(&k);
 	k.src = target_kernel_types(c, pp->loc);
 	if (!k.src)
 		return -1;
 	k.dw = target_kernel_dwarf(c, pp->loc);
-	if (!k.dw && (k.spec.file || k.spec.lines || stmt ||
-		      pp_comp_of(pp, intern("inline")) ||
-		      pp_comp_of(pp, intern("label")) ||
-		      pp_comp_of(pp, intern("callee")) ||
-		      pp_comp_of(pp, intern("callees")))) {
-		dwarf_error(c, pp, arena_printf(c->s->arena, "'%s'",
-						pp_text(c->s->arena, pp)));
-		return -1;
-	}
-	if (pp_comp_of(pp, intern("label")) ||
-	    pp_comp_of(pp, intern("callee")) ||
-	    pp_comp_of(pp, intern("callees"))) {
-		prov_error(c, pp->loc, ".label and .callee probes are not "
-			   "supported yet");
-		return -1;
-	}
-	if (stmt && !k.spec.lines) {
-		prov_error(c, k.fcomp->arg->loc, "kernel.statement needs a "
-			   "line: \"FUNCTION@FILE:LINE\"");
-		return -1;
-	}
-	k.exported = pp_comp_of(pp, intern("exported")) != NULL;
-	k.many = has_wildcard(k.spec.func) || k.spec.file || k.spec.lines;
-	if (pp_comp_of(pp, intern("inline"))) {
-		kdwarf_inlines(k.dw, k.spec.func, inline_cb, &k);
-		return out->n;
-	}
-	if (!has_wildcard(k.spec.func) && !k.spec.file && !k.spec.lines) {
-		/* Not every symbol has a type record (BTF has none for
-		 * the __x64_sys_* wrappers): such a function is probed by
-		 * its symbol, untyped, and the kernel says at start
-		 * whether it exists.
-		 */
-		if (!k.exported || target_exported(c, pp->loc, k.spec.func))
-			push_point(&k, k.spec.func);
-		return out->n;
-	}
-	if (has_wildcard(k.spec.func))
-		k.src->ops->funcs_matching(k.src, k.spec.func, func_cb, &k);
-	else
-		func_cb(k.spec.func, &k);
-	if (!out->n && !c->optional && !c->quiet && k.spec.lines)
-		prov_error(c, k.fcomp->arg->loc, "no line of '%s' has code",
-			   text);
-	return out->n;
+	return expand_in(&k);
 }
 
 /* ------------------------------------------------------------- build */
@@ -366,6 +569,127 @@ static int build_line(struct prov_ctx *c, struct kfn *k, struct kdwarf *dw,
 	return 0;
 }
 
+/* An address that cannot be probed is an error, unless the point is
+ * optional ('?', '!'): then it resolves to nothing.
+ */
+static int __attribute__((format(printf, 3, 4)))
+addr_error(struct prov_ctx *c, struct loc loc, const char *fmt, ...)
+{
+	const char *msg;
+	va_list ap;
+
+	if (c->optional)
+		return -1;
+	va_start(ap, fmt);
+	msg = arena_vprintf(c->s->arena, fmt, ap);
+	va_end(ap);
+	prov_error(c, loc, "%s", msg);
+	return -1;
+}
+
+/* An address in the middle of an instruction makes a kprobe fail or,
+ * worse, corrupt the instruction; the line table says where statements
+ * start (the established tool's check, which -g turns into a warning).
+ */
+static int addr_boundary(struct prov_ctx *c, const struct kaddr *a,
+			 uint64_t addr, struct loc loc)
+{
+	const char *hint = " (no line information there)";
+
+	if (a->row == addr)
+		return 0;
+	if (a->row)
+		hint = arena_printf(c->s->arena, " (try 0x%" PRIx64 ")",
+				    a->row);
+	if (!c->s->opt.guru)
+		return addr_error(c, loc, "address 0x%" PRIx64 " does not "
+				  "match the beginning of a statement%s",
+				  addr, hint);
+	if (!c->quiet && !c->optional)
+		diag_warn(c->s, loc, "address 0x%" PRIx64 " does not match "
+			  "the beginning of a statement%s", addr, hint);
+	return 0;
+}
+
+/* Where kernel.function(ADDR) probes: the innermost inlined copy of a
+ * function holding ADDR unless .call, .exported or .return ask for a
+ * real function, else the function holding it, at its entry (as the
+ * established tool does); code without DWARF (assembler) untyped.
+ */
+static const struct kplace *addr_function(struct kfn *k,
+					  const struct probe_point *pp,
+					  struct kaddr *a)
+{
+	if (a->has_inline && !k->ret && !pp_comp_of(pp, intern("call")) &&
+	    !pp_comp_of(pp, intern("exported")))
+		return &a->inline_entry;
+	if (a->has_func) {
+		k->at_entry = true;
+		k->sig = a->func;
+		return &a->entry;
+	}
+	k->typed = false;
+	a->at.offset = 0;
+	return &a->at;
+}
+
+/* kernel.statement(ADDR) and kernel.function(ADDR) as symbol + offset,
+ * with what DWARF places there.
+ */
+static int addr_build(struct prov_ctx *c, struct derived_probe *dp,
+		      struct kfn *k, bool stmt)
+{
+	const struct probe_point *pp = dp->pp;
+	const struct pp_comp *fc = pp_comp_of(pp, intern(stmt ? "statement" :
+							 "function"));
+	struct kdwarf *dw = target_kernel_dwarf(c, pp->loc);
+	void *args[2] = { c, k };
+	const struct kplace *at;
+	struct kaddr a;
+	int64_t v;
+
+	if (!dw || !pp_arg_num(fc->arg, &v))
+		return -1;
+	dp->name = intern(addr_text(c->s->arena, pp, fc));
+	k->src_name = kdwarf_src(dw)->ops->name;
+	if (kdwarf_addr(dw, (uint64_t)v, &a))
+		return addr_error(c, fc->arg->loc, "address 0x%" PRIx64
+				  " is in no function of the kernel: give an "
+				  "address of vmlinux (nm, System.map), not of "
+				  "the running kernel (/proc/kallsyms)",
+				  (uint64_t)v);
+	if (stmt && addr_boundary(c, &a, (uint64_t)v, fc->arg->loc))
+		return -1;
+	at = stmt ? &a.at : addr_function(k, pp, &a);
+	if (at->shared)
+		return addr_error(c, fc->arg->loc, "address 0x%" PRIx64 " is "
+				  "in '%s', a name several kernel functions "
+				  "share: kprobes, placed by name, cannot tell "
+				  "them apart", (uint64_t)v, at->sym);
+	if (pp_comp_of(pp, intern("exported")) &&
+	    !target_exported(c, pp->loc, at->sym))
+		return addr_error(c, fc->arg->loc, "function '%s' holding "
+				  "address 0x%" PRIx64 " is not exported",
+				  at->sym, (uint64_t)v);
+	k->sym = at->sym;
+	k->offset = at->offset;
+	if (k->typed)
+		kdwarf_vars_at(dw, k->sym, k->offset, var_cb, args);
+	return 0;
+}
+
+/* The kernel's name of a module, which "mod:sym" for kprobes needs. */
+static const char *module_name(struct prov_ctx *c, const char *m)
+{
+	char *canon;
+
+	if (!m)
+		return NULL;
+	canon = arena_strdup(c->s->arena, m);
+	kmod_canon(canon);
+	return canon;
+}
+
 static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 {
 	const struct probe_point *pp = dp->pp;
@@ -377,9 +701,9 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 	struct spec sp;
 
 	dp->priv = k;
-	k->module = comp_str(pp, "module");
+	k->module = module_name(c, comp_str(pp, "module"));
 	k->ret = pp_comp_of(pp, intern("return")) != NULL;
-	k->typed = !is_kprobe_family(pp) && !k->module;
+	k->typed = !is_kprobe_family(pp);
 	/* from a pattern, an optional point: failures are skipped */
 	k->must = !c->optional;
 	if (pp_comp_of(pp, intern("maxactive")) &&
@@ -388,6 +712,8 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 		prov_error(c, pp->loc, "maxactive must be between 1 and 4096");
 		return -1;
 	}
+	if (!text)
+		return addr_build(c, dp, k, stmt);
 	if (!k->typed) {
 		k->sym = text;
 		return 0;
@@ -395,11 +721,13 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 	if (!parse_spec(c->s->arena, text, &sp))
 		return -1;
 	k->sym = sp.func;
-	src = target_kernel_types(c, pp->loc);
+	src = k->module ? target_module_types(c, pp->loc, k->module) :
+			  target_kernel_types(c, pp->loc);
 	if (!src)
 		return -1;
 	k->src_name = src->ops->name;
-	dw = target_kernel_dwarf(c, pp->loc);
+	dw = k->module ? target_module_dwarf(c, pp->loc, k->module) :
+			 target_kernel_dwarf(c, pp->loc);
 	if (pp->prov_data) {
 		const struct kinline *in = pp->prov_data;
 		void *args[2] = { c, k };
@@ -583,6 +911,13 @@ static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 	struct tref *r;
 	int i, rc = 0;
 
+	if (!k->typed && k->src_name && k->module) {
+		prov_error(c, e->loc, "no type information for function '%s' "
+			   "in the %s of module %s: its context variables "
+			   "need its debuginfo (DWARF)", k->sym, k->src_name,
+			   k->module);
+		return -1;
+	}
 	if (!k->typed && k->src_name) {
 		prov_error(c, e->loc, "no type information for kernel "
 			   "function '%s' in the kernel's %s: its context "
@@ -590,10 +925,15 @@ static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 			   k->src_name);
 		return -1;
 	}
+	if (!k->typed && k->module) {
+		prov_error(c, e->loc, "kprobe.module probes have no target "
+			   "variables: use module(\"%s\").function(\"%s\")",
+			   k->module, k->sym);
+		return -1;
+	}
 	if (!k->typed) {
-		prov_error(c, e->loc, "%s probes have no target variables: "
-			   "use kernel.function(\"%s\")", k->module ?
-			   "module function" : "kprobe.function", k->sym);
+		prov_error(c, e->loc, "kprobe.function probes have no target "
+			   "variables: use kernel.function(\"%s\")", k->sym);
 		return -1;
 	}
 	if (target_is_list(e->name)) {

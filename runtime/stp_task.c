@@ -1,0 +1,186 @@
+/* stp_task.c - the process and thread events of stp_task.h, and the
+ * target's process tree.
+ *
+ * A new task is seen where it first runs as itself: its return from the
+ * clone, fork or vfork that created it, to user space, which the
+ * kernel's sys_exit tracepoint reports (0 in the child).  An exit is
+ * the sched_process_exit tracepoint, in the exiting task, after its
+ * memory has been let go.  Nothing is allocated or queued per task, so
+ * detaching the two callbacks is all unregistration has to do.
+ */
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <asm/syscall.h>
+#include <asm/unistd.h>
+#ifdef CONFIG_IA32_EMULATION
+#include <asm/unistd_32_ia32.h>
+#endif
+
+#include "stp_task.h"
+#include "stp_tracepoint.h"
+
+bool _stp_task_in_target(struct task_struct *t)
+{
+	pid_t target = _stp_target_pid();
+	struct task_struct *parent;
+	bool in = false;
+
+	if (!target)
+		return true;
+	rcu_read_lock();
+	while (t && t->pid > 0) {
+		if (task_tgid_nr(t) == target) {
+			in = true;
+			break;
+		}
+		parent = rcu_dereference(t->real_parent);
+		if (parent == t)
+			break;
+		t = parent;
+	}
+	rcu_read_unlock();
+	return in;
+}
+
+static struct stp_task_probe *_stp_task_table;
+static int _stp_task_count;
+
+/* x86: whether the system call that regs return from creates a task. */
+static bool _stp_task_cloning(struct pt_regs *regs)
+{
+	long nr = syscall_get_nr(current, regs);
+
+#ifdef CONFIG_IA32_EMULATION
+	if (in_ia32_syscall())
+		return nr == __NR_ia32_clone || nr == __NR_ia32_fork ||
+		       nr == __NR_ia32_vfork || nr == __NR_ia32_clone3;
+#endif
+#ifdef __X32_SYSCALL_BIT
+	nr &= ~(long)__X32_SYSCALL_BIT;
+#endif
+	return nr == __NR_clone || nr == __NR_fork || nr == __NR_vfork ||
+	       nr == __NR_clone3;
+}
+
+/* Only user tasks: not kernel threads, not io_uring's workers. */
+static bool _stp_task_user(struct task_struct *t)
+{
+	return !(t->flags & (PF_KTHREAD | PF_IO_WORKER)) &&
+	       _stp_task_in_target(t);
+}
+
+static void _stp_task_fire(int event, struct pt_regs *regs)
+{
+	struct stp_task_probe *table = READ_ONCE(_stp_task_table);
+	int i;
+
+	for (i = 0; table && i < _stp_task_count; i++)
+		if (table[i].event == event)
+			_stp_probe_run(table[i].probe, regs,
+				       STAP_SESSION_RUNNING);
+}
+
+static void _stp_task_sys_exit(void *data, struct pt_regs *regs, long ret)
+{
+	if (ret || !_stp_task_cloning(regs) || !_stp_task_user(current))
+		return;
+	_stp_task_fire(thread_group_leader(current) ? STP_TASK_BEGIN :
+		       STP_TASK_THREAD_BEGIN, regs);
+}
+
+/* Each exiting thread counts itself out of signal->live before this
+ * tracepoint, but passes it later, so every thread that passes it after
+ * the last one counted itself out finds the process dead.  The first
+ * of them claims the process's end, in a ring of the last claims
+ * (processes told apart by tgid and the leader's start time; the
+ * threads of one process come close together).  A thread alone in its
+ * process by then (the others released) only looks: one of them may
+ * have claimed the end before it went.
+ */
+#define STP_TASK_ENDS 128
+
+struct stp_task_end {
+	pid_t tgid;
+	u64 start;
+};
+
+static struct stp_task_end _stp_task_ends[STP_TASK_ENDS];
+static unsigned int _stp_task_ends_next;
+static DEFINE_RAW_SPINLOCK(_stp_task_ends_lock);
+
+static bool _stp_task_last(struct task_struct *t)
+{
+	struct stp_task_end e = { t->tgid, t->group_leader->start_time };
+	unsigned long flags;
+	bool first = true;
+	int i;
+
+	if (atomic_read(&t->signal->live))
+		return false;
+	raw_spin_lock_irqsave(&_stp_task_ends_lock, flags);
+	for (i = 0; i < STP_TASK_ENDS && first; i++)
+		first = _stp_task_ends[i].tgid != e.tgid ||
+			_stp_task_ends[i].start != e.start;
+	if (first && get_nr_threads(t) > 1)
+		_stp_task_ends[_stp_task_ends_next++ % STP_TASK_ENDS] = e;
+	raw_spin_unlock_irqrestore(&_stp_task_ends_lock, flags);
+	return first;
+}
+
+static void _stp_task_exit(void *data, struct task_struct *t)
+{
+	struct pt_regs *regs = task_pt_regs(t);
+
+	if (t != current || !_stp_task_user(t))
+		return;
+	if (!thread_group_leader(t))
+		_stp_task_fire(STP_TASK_THREAD_END, regs);
+	if (_stp_task_last(t))
+		_stp_task_fire(STP_TASK_END, regs);
+}
+
+static struct stp_tracepoint _stp_task_tps[] = {
+	{ .name = "sys_exit", .fn = _stp_task_sys_exit },
+	{ .name = "sched_process_exit", .fn = _stp_task_exit },
+};
+
+static bool _stp_task_wants(struct stp_task_probe *tps, int n, bool begin)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if ((tps[i].event == STP_TASK_BEGIN ||
+		     tps[i].event == STP_TASK_THREAD_BEGIN) == begin)
+			return true;
+	return false;
+}
+
+int _stp_task_probes_register(struct stp_task_probe *tps, int n)
+{
+	struct stp_tracepoint *t = _stp_task_tps;
+	int rc = 0;
+
+	if (!n)
+		return 0;
+	WRITE_ONCE(_stp_task_count, n);
+	WRITE_ONCE(_stp_task_table, tps);
+	t[0].probe = t[1].probe = tps[0].probe;
+	if (_stp_task_wants(tps, n, true))
+		rc = _stp_tracepoints_register(&t[0], 1);
+	if (!rc && _stp_task_wants(tps, n, false)) {
+		rc = _stp_tracepoints_register(&t[1], 1);
+		if (rc)
+			_stp_tracepoints_unregister(&t[0], 1);
+	}
+	if (rc)
+		WRITE_ONCE(_stp_task_table, NULL);
+	return rc;
+}
+
+void _stp_task_probes_unregister(struct stp_task_probe *tps, int n)
+{
+	_stp_tracepoints_unregister(_stp_task_tps,
+				    ARRAY_SIZE(_stp_task_tps));
+	WRITE_ONCE(_stp_task_table, NULL);
+}

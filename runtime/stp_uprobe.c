@@ -1,0 +1,276 @@
+/* stp_uprobe.c - registration of the module's uprobes and uretprobes by
+ * inode and file offset, the consumers' callbacks, and the filter that
+ * keeps them to the target's process tree under -c/-x.
+ *
+ * The kernel API moved between our kernels; the compile probes of
+ * kbuild.c (stapconf.h) say which one this kernel has:
+ *   STAPCONF_UPROBE_REGISTER_UPROBE  uprobe_register() takes the
+ *       semaphore's offset and returns the uprobe; unregistering is
+ *       uprobe_unregister_nosync() for each, then one
+ *       uprobe_unregister_sync() (6.12).  Otherwise
+ *       uprobe_register_refctr() and a synchronous uprobe_unregister()
+ *       (6.1).
+ *   STAPCONF_UPROBE_FILTER_MM        filter(self, mm), without the
+ *       uprobe_filter_ctx argument.
+ *   STAPCONF_UPROBE_HANDLER_DATA     handler and ret_handler take a
+ *       __u64 *data last.
+ */
+#include <linux/fs.h>
+#include <linux/namei.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
+#include <linux/uprobes.h>
+
+#include "stp_task.h"
+#include "stp_uprobe.h"
+
+/* ------------------------------------------------------------ filtering */
+
+/* The filter of the consumers, asked when a breakpoint would go into an
+ * address space: at registration for every process mapping the file
+ * (current is staprun then) and at every mmap of it, exec included
+ * (current is the task that maps it).  An mm we cannot tie to a task is
+ * let in; the handler's own check removes the breakpoint from it at its
+ * first hit.
+ */
+static bool _stp_uprobe_mm_wanted(struct mm_struct *mm)
+{
+	bool in = true;
+#ifdef CONFIG_MEMCG
+	struct task_struct *owner;
+#endif
+
+	if (current->mm == mm)
+		return _stp_task_in_target(current);
+#ifdef CONFIG_MEMCG
+	rcu_read_lock();
+	owner = rcu_dereference(mm->owner);
+	if (owner)
+		in = _stp_task_in_target(owner);
+	rcu_read_unlock();
+#endif
+	return in;
+}
+
+#ifdef STAPCONF_UPROBE_FILTER_MM
+static bool _stp_uprobe_filter(struct uprobe_consumer *uc,
+			       struct mm_struct *mm)
+{
+	return _stp_uprobe_mm_wanted(mm);
+}
+#else
+static bool _stp_uprobe_filter(struct uprobe_consumer *uc,
+			       enum uprobe_filter_ctx ctx,
+			       struct mm_struct *mm)
+{
+	return _stp_uprobe_mm_wanted(mm);
+}
+#endif
+
+/* -------------------------------------------------------- the callbacks */
+
+/* A hit outside the target's tree (a process forked from one that had
+ * the breakpoint, or an mm the filter let in) asks the kernel to take
+ * the breakpoint out of this process; the filter agrees.  Nothing but
+ * 0 or UPROBE_HANDLER_REMOVE may be returned: the kernel warns on
+ * anything else.
+ */
+static int _stp_uprobe_hit(struct uprobe_consumer *uc, struct pt_regs *regs
+#ifdef STAPCONF_UPROBE_HANDLER_DATA
+			   , __u64 *data
+#endif
+			   )
+{
+	struct stp_uprobe *up = container_of(uc, struct stp_uprobe, uc);
+
+	if (!_stp_task_in_target(current))
+		return UPROBE_HANDLER_REMOVE;
+	up->handler(up, regs);
+	return 0;
+}
+
+/* regs->ip is the return address in the caller by now; func, the
+ * probed function's entry, is not kept.
+ */
+static int _stp_uretprobe_hit(struct uprobe_consumer *uc, unsigned long func,
+			      struct pt_regs *regs
+#ifdef STAPCONF_UPROBE_HANDLER_DATA
+			      , __u64 *data
+#endif
+			      )
+{
+	struct stp_uprobe *up = container_of(uc, struct stp_uprobe, uc);
+
+	if (_stp_task_in_target(current))
+		up->handler(up, regs);
+	return 0;
+}
+
+/* ------------------------------------------------------- registration */
+
+static const char *_stp_uprobe_why(int rc)
+{
+	switch (rc) {
+	case -ENOENT:
+	case -ENOTDIR:
+		return "no such file";
+	case -EACCES:
+		return "permission denied";
+	case -EINVAL:
+		return "the offset is past the end of the file, or the file "
+		       "or semaphore offset cannot be probed";
+	case -EIO:
+		return "the file system does not allow probing the file";
+	case -ENOTSUPP:
+	case -EOPNOTSUPP:
+		return "the instruction there cannot be probed";
+	case -ENOSYS:
+		return "the kernel has no uprobes (CONFIG_UPROBES)";
+	case -EEXIST:
+		return "a probe at this offset uses another USDT semaphore";
+	case -ENOMEM:
+		return "out of memory";
+	default:
+		return "registration failed";
+	}
+}
+
+static void _stp_uprobe_report(const struct stp_uprobe *up, int rc,
+			       bool fatal)
+{
+	_stp_ctl_printf(fatal ? STP_MSG_ERROR : STP_MSG_WARNING, false,
+			"%s: cannot probe %s: %s at offset 0x%lx%s: %s (%d)\n",
+			fatal ? "ERROR" : "WARNING", up->probe->pp, up->path,
+			up->offset, up->ret ? " (return)" : "",
+			_stp_uprobe_why(rc), rc);
+}
+
+/* The file's inode, held until unregistration. */
+static int _stp_uprobe_inode(struct stp_uprobe *up)
+{
+	struct path path;
+	struct inode *inode;
+	int rc;
+
+	rc = kern_path(up->path, LOOKUP_FOLLOW, &path);
+	if (rc)
+		return rc;
+	inode = d_inode(path.dentry);
+	if (!S_ISREG(inode->i_mode))
+		rc = -EINVAL;
+	else if (up->offset >= (unsigned long)i_size_read(inode) ||
+		 up->sdt_sem >= (unsigned long)i_size_read(inode))
+		rc = -EINVAL;
+	else
+		up->inode = igrab(inode);
+	path_put(&path);
+	if (!rc && !up->inode)
+		rc = -ENOENT;
+	return rc;
+}
+
+static int _stp_uprobe_register_one(struct stp_uprobe *up)
+{
+	int rc;
+
+	memset(&up->uc, 0, sizeof(up->uc));
+	if (up->ret)
+		up->uc.ret_handler = _stp_uretprobe_hit;
+	else
+		up->uc.handler = _stp_uprobe_hit;
+	if (_stp_target_pid())
+		up->uc.filter = _stp_uprobe_filter;
+	rc = _stp_uprobe_inode(up);
+	if (rc)
+		return rc;
+#ifdef STAPCONF_UPROBE_REGISTER_UPROBE
+	up->uprobe = uprobe_register(up->inode, up->offset, up->sdt_sem,
+				     &up->uc);
+	rc = IS_ERR(up->uprobe) ? PTR_ERR(up->uprobe) : 0;
+	if (rc)
+		up->uprobe = NULL;
+#else
+	rc = uprobe_register_refctr(up->inode, up->offset, up->sdt_sem,
+				    &up->uc);
+#endif
+	if (rc) {
+		iput(up->inode);
+		up->inode = NULL;
+		return rc;
+	}
+	up->registered = true;
+	return 0;
+}
+
+int _stp_uprobes_register(struct stp_uprobe *ups, int n)
+{
+	int i, rc, ok = 0, first_rc = 0, first = -1;
+
+	for (i = 0; i < n; i++) {
+		rc = _stp_uprobe_register_one(&ups[i]);
+		if (!rc) {
+			ok++;
+			continue;
+		}
+		if (ups[i].must) {
+			_stp_uprobe_report(&ups[i], rc, true);
+			_stp_uprobes_unregister(ups, i);
+			return rc;
+		}
+		if (first < 0) {
+			first = i;
+			first_rc = rc;
+		}
+	}
+	if (n && !ok) {
+		_stp_uprobe_report(&ups[first], first_rc, true);
+		return first_rc;
+	}
+	return 0;
+}
+
+/* 6.1 waits for the running handlers in each uprobe_unregister(); the
+ * newer API waits once for all of them.  Either way the consumers are
+ * gone from the kernel's lists, and no handler runs, on return.
+ */
+#ifdef STAPCONF_UPROBE_REGISTER_UPROBE
+static void _stp_uprobes_detach(struct stp_uprobe *ups, int n)
+{
+	bool any = false;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!ups[i].registered)
+			continue;
+		uprobe_unregister_nosync(ups[i].uprobe, &ups[i].uc);
+		any = true;
+	}
+	if (any)
+		uprobe_unregister_sync();
+}
+#else
+static void _stp_uprobes_detach(struct stp_uprobe *ups, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ups[i].registered)
+			uprobe_unregister(ups[i].inode, ups[i].offset,
+					  &ups[i].uc);
+}
+#endif
+
+void _stp_uprobes_unregister(struct stp_uprobe *ups, int n)
+{
+	int i;
+
+	_stp_uprobes_detach(ups, n);
+	for (i = 0; i < n; i++) {
+		if (!ups[i].registered)
+			continue;
+		ups[i].registered = false;
+		ups[i].uprobe = NULL;
+		iput(ups[i].inode);
+		ups[i].inode = NULL;
+	}
+}

@@ -1,0 +1,67 @@
+#!/bin/bash
+# build.sh - builds the targets of the process-probe tests into OUTDIR:
+# each source is copied there first and compiled there, so that its
+# DWARF names OUTDIR/FILE whatever the source tree (the goldens write
+# it @PROGRAMS@/FILE).  Plain -g -O0 builds, no sanitizers.
+#
+# usage: build.sh SRCDIR OUTDIR      (CC and CXX from the environment)
+#
+#   trace              C, -g -O0, PIE (the walkthrough's program)
+#   trace-nopie        the same, not PIE
+#   trace-O2           -g -O2: square() is inlined into compute()
+#   trace-nodebug      no -g: its symbol table only
+#   trace-stripped     stripped, DWARF in trace-stripped.debug next to
+#                      it (.gnu_debuglink)
+#   trace-dotdebug     stripped, DWARF in .debug/trace-dotdebug.debug
+#   trace-buildid      stripped, DWARF only under
+#                      debug/.build-id/xx/rest.debug (for a
+#                      SYSTEMTAP_DEBUGINFO_PATH=OUTDIR/debug run)
+#   trace-bare         stripped, no debuginfo anywhere
+#   libtrace.so uselib a shared library (with an SDT marker) and a
+#                      program that needs it ($ORIGIN runpath)
+#   cxx                C++: namespace, class, overloads
+#   usdt               SDT markers with semaphores
+
+set -eu
+
+if [ $# -ne 2 ]; then
+	echo "usage: $0 SRCDIR OUTDIR" >&2
+	exit 2
+fi
+src=$1
+out=$2
+CC=${CC:-gcc}
+CXX=${CXX:-g++}
+mkdir -p "$out"
+for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c; do
+	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
+done
+cd "$out"
+
+# stripped NAME DEBUGFILE: NAME from trace, its DWARF kept in DEBUGFILE
+# and linked by name from NAME.
+stripped()
+{
+	objcopy --only-keep-debug trace "$2"
+	(cd "$(dirname "$2")" &&
+	 objcopy --strip-all --add-gnu-debuglink="$(basename "$2")" \
+		"$out/trace" "$out/$1")
+}
+
+$CC -g -O0 -o trace trace.c
+$CC -g -O0 -no-pie -fno-pie -o trace-nopie trace.c
+$CC -g -O2 -o trace-O2 trace.c
+$CC -O0 -o trace-nodebug trace.c
+stripped trace-stripped trace-stripped.debug
+mkdir -p .debug
+stripped trace-dotdebug .debug/trace-dotdebug.debug
+id=$(readelf -n trace | sed -n 's/^ *Build ID: *//p')
+rm -rf debug
+mkdir -p "debug/.build-id/${id:0:2}"
+objcopy --only-keep-debug trace "debug/.build-id/${id:0:2}/${id:2}.debug"
+objcopy --strip-all trace trace-buildid
+objcopy --strip-all trace trace-bare
+$CC -g -O0 -fPIC -shared -o libtrace.so libtrace.c
+$CC -g -O0 -o uselib uselib.c -L. -ltrace -Wl,-rpath,'$ORIGIN'
+$CXX -g -O0 -o cxx cxx.cc
+$CC -g -O0 -o usdt usdt.c

@@ -1,0 +1,29 @@
+/* ksyms.h - the kernel's function symbols (ksyms.c): what can be probed
+ * by name beyond the functions the type sources describe.
+ */
+#ifndef TAPIR_KSYMS_H
+#define TAPIR_KSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ksyms;
+
+/* The text symbols of kernel kver: /proc/kallsyms when it is the
+ * running kernel, else the symbol table of
+ * /usr/lib/debug/boot/vmlinux-KVER.  NULL with *err set when neither
+ * is there.  TAPIR_KALLSYMS=FILE reads FILE in kallsyms format instead
+ * (tests).
+ */
+struct ksyms *ksyms_load(const char *kver, char **err);
+void ksyms_free(struct ksyms *s);
+
+bool ksyms_has(const struct ksyms *s, const char *name);
+size_t ksyms_count(const struct ksyms *s);
+const char *ksyms_source(const struct ksyms *s);
+
+/* cb for each name matching glob, in sorted order. */
+void ksyms_matching(const struct ksyms *s, const char *glob,
+		    void (*cb)(const char *name, void *arg), void *arg);
+
+#endif

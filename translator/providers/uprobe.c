@@ -1,0 +1,1404 @@
+/* providers/uprobe.c - user-space probes: process("PATH") and
+ * process("PATH").library("LIB") with .function(PATTERN) (.call,
+ * .exported, .inline, .return), .statement("FUNC@FILE:N"), .mark(S) and
+ * .provider(S).mark(S) from SDT notes, and .plt(S).  Places come from
+ * the file's DWARF (or its symbols alone for plain .function), and each
+ * probe is a uprobe on the file at the probed instruction's file offset.
+ * Target variables read the user's registers and memory.
+ */
+#include "../emit.h"
+#include "../kbuild.h"
+#include "../provider.h"
+#include "../session.h"
+#include "../target.h"
+#include "../debuginfo/dwarf.h"
+#include "../debuginfo/uelf.h"
+
+#include <ctype.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum up_kind {
+	UP_FUNC,	/* a function's entry (or return) */
+	UP_INLINE,	/* the entry of one inlined copy */
+	UP_LINE,	/* a source line */
+	UP_MARK,	/* an SDT marker */
+	UP_PLT,		/* a PLT entry */
+};
+
+/* A concrete place, from expand to build. */
+struct upoint {
+	enum up_kind kind;
+	const char *path;	/* the file probed */
+	uint64_t pc;		/* its link-time address */
+	uint64_t sem;		/* SDT semaphore address; 0: none */
+	const char *name;	/* function, marker or PLT name */
+	const char *provider;	/* marker */
+	const char *args;	/* marker: "-4@%edi ..." */
+	bool typed;		/* UP_FUNC: sig is DWARF's */
+	struct kfunc sig;
+};
+
+struct uvar {
+	const char *name;
+	const struct ktype *type;
+	struct kloc loc;
+	bool is_param;
+};
+
+/* One argument of an SDT marker: "-4@%edi", "8@-16(%rbp)", "4@$5". */
+struct sdt_arg {
+	struct tref *ref;	/* NULL: unsupported, why says so */
+	const char *why;
+};
+
+/* What pass 3 needs for one probe. */
+struct uprobe {
+	struct upoint pt;
+	uint64_t offset;	/* file offset of pt.pc */
+	uint64_t sem_off;	/* file offset of the semaphore, 0: none */
+	bool ret;
+	bool must;
+	bool at_entry;		/* parameters by the calling convention */
+	struct vec vars;	/* struct uvar *, from DWARF */
+	int nargs;
+	struct sdt_arg *args;
+};
+
+static const char *comp_str(const struct probe_point *pp, const char *f)
+{
+	const struct pp_comp *c = pp_comp_of(pp, intern(f));
+
+	return c && c->arg && c->arg->kind == EX_STR ? c->arg->str : NULL;
+}
+
+static bool has_comp(const struct probe_point *pp, const char *f)
+{
+	return pp_comp_of(pp, intern(f)) != NULL;
+}
+
+/* ------------------------------------------------ the files, cached */
+
+/* The uelf of path, opened once per session; NULL after reporting. */
+static struct uelf *user_object(struct prov_ctx *c, struct loc loc,
+				const char *path)
+{
+	struct session *s = c->s;
+	char *err = NULL;
+	struct uelf *u;
+	int i;
+
+	for (i = 0; i < s->user_objs.n; i++) {
+		u = s->user_objs.items[i];
+		if (!strcmp(uelf_path(u), path))
+			return u;
+	}
+	u = uelf_open(path, &err);
+	if (!u) {
+		prov_error(c, loc, "%s", err ? err : "?");
+		free(err);
+		return NULL;
+	}
+	vec_push(s->arena, &s->user_objs, u);
+	return u;
+}
+
+/* What to do about a file without DWARF. */
+#define DWARF_ADVICE "install its debug symbols (a -dbgsym or -dbg " \
+		     "package, found by build-id under /usr/lib/debug), or " \
+		     "build it with -g"
+
+/* What a point that needs DWARF says when the file has none. */
+static void no_dwarf(struct prov_ctx *c, struct loc loc, const char *what,
+		     const char *path)
+{
+	prov_error(c, loc, "%s needs the debuginfo (DWARF) of %s, which has "
+		   "none: " DWARF_ADVICE, what, path);
+}
+
+/* --------------------------------------------------------- patterns */
+
+/* FUNC[@FILE][:LINE|:LO-HI|:*|+REL]; C++ names hold "::" themselves. */
+struct uspec {
+	const char *func;
+	const char *file;	/* NULL: any */
+	bool lines;
+	int lo, hi;
+	int rel;		/* +REL: lines after the declaration */
+};
+
+/* Where the line part starts: after '@FILE' a ':' or '+'; without a
+ * file a ':' or '+' followed by a digit or '*' that is not "::".
+ */
+static const char *line_part(const char *text, const char *at)
+{
+	const char *p;
+
+	if (at)
+		return at + 1 + strcspn(at + 1, ":+");
+	for (p = text + strlen(text); p > text; p--) {
+		if ((p[-1] == ':' || p[-1] == '+') &&
+		    (isdigit((unsigned char)*p) || *p == '*') &&
+		    (p - 1 == text || p[-2] != ':'))
+			return p - 1;
+	}
+	return text + strlen(text);
+}
+
+static bool parse_lines(const char *p, struct uspec *sp)
+{
+	char *rest;
+
+	sp->lines = true;
+	if (*p == '+') {
+		sp->rel = (int)strtol(p + 1, &rest, 10);
+		return !*rest && sp->rel > 0 && !has_wildcard(sp->func);
+	}
+	if (!strcmp(p + 1, "*")) {
+		sp->lo = 1;
+		sp->hi = 1 << 30;
+		return true;
+	}
+	sp->lo = (int)strtol(p + 1, &rest, 10);
+	sp->hi = sp->lo;
+	if (*rest == '-')
+		sp->hi = (int)strtol(rest + 1, &rest, 10);
+	return !*rest && sp->lo > 0 && sp->hi >= sp->lo;
+}
+
+static bool parse_uspec(struct arena *a, const char *text, struct uspec *sp)
+{
+	const char *at = strchr(text, '@');
+	const char *lp = line_part(text, at);
+	const char *fend = at ? at : lp;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->func = arena_strndup(a, text, (size_t)(fend - text));
+	if (at)
+		sp->file = arena_strndup(a, at + 1, (size_t)(lp - at - 1));
+	if (!*sp->func || (sp->file && !*sp->file))
+		return false;
+	return !*lp || parse_lines(lp, sp);
+}
+
+/* A source file matches FILE as given or as its trailing components. */
+static bool file_matches(struct arena *a, const char *glob, const char *file)
+{
+	if (!glob)
+		return true;
+	if (!file)
+		return false;
+	return glob_match(glob, file) ||
+	       glob_match(arena_printf(a, "*/%s", glob), file);
+}
+
+/* ------------------------------------------------------------ expand */
+
+struct ucollect {
+	struct prov_ctx *c;
+	const struct probe_point *pp;
+	struct vec *out;
+	const struct pp_comp *pcomp;	/* process("...") */
+	const struct pp_comp *lcomp;	/* library("..."), or NULL */
+	const struct pp_comp *fcomp;	/* function, statement, mark, plt */
+	const char *prog;		/* program path, canonical */
+	const char *lib;		/* library path, or NULL */
+	struct uelf *obj;		/* the file probed */
+	struct kdwarf *dw;		/* its DWARF, or NULL */
+	struct uspec spec;
+	bool stmt, inl, call, exported, ret;
+	bool many;			/* from a pattern: failures skip */
+};
+
+static struct expr *str_arg(struct arena *a, const struct expr *like,
+			    const char *s)
+{
+	struct expr *e = arena_alloc(a, sizeof(*e));
+
+	*e = *like;
+	e->str = arena_strdup(a, s);
+	return e;
+}
+
+/* The user's point, with the resolved paths, the concrete function (or
+ * marker, PLT entry) text and, for a marker, its provider.
+ */
+static struct probe_point *push_point(struct ucollect *k, const char *arg,
+				      const struct upoint *up)
+{
+	struct arena *a = k->c->s->arena;
+	struct probe_point *np = arena_alloc(a, sizeof(*np));
+	struct upoint *copy = arena_alloc(a, sizeof(*copy));
+	int i;
+
+	*np = *k->pp;
+	memset(&np->comps, 0, sizeof(np->comps));
+	for (i = 0; i < k->pp->comps.n; i++) {
+		const struct pp_comp *oc = vec_get(&k->pp->comps, i);
+		struct pp_comp *nc = arena_alloc(a, sizeof(*nc));
+
+		*nc = *oc;
+		if (oc == k->pcomp)
+			nc->arg = str_arg(a, oc->arg, k->prog);
+		else if (oc == k->lcomp)
+			nc->arg = str_arg(a, oc->arg, k->lib);
+		else if (oc == k->fcomp && arg)
+			nc->arg = str_arg(a, oc->arg, arg);
+		else if (oc->functor == intern("provider") && up->provider)
+			nc->arg = str_arg(a, oc->arg, up->provider);
+		vec_push(a, &np->comps, nc);
+	}
+	*copy = *up;
+	copy->path = uelf_path(k->obj);
+	np->prov_data = copy;
+	np->optional = k->many;
+	vec_push(a, k->out, np);
+	return np;
+}
+
+/* A function with DWARF is named with its place, as pp() and stap -l
+ * show it: function("main@/src/trace.c:41").
+ */
+static const char *placed(struct ucollect *k, const char *name,
+			  const char *file, int line)
+{
+	if (!file || !line)
+		return name;
+	return arena_printf(k->c->s->arena, "%s@%s:%d", name, file, line);
+}
+
+static void func_pc_cb(const struct kfunc *f, uint64_t pc, void *arg)
+{
+	struct ucollect *k = arg;
+	struct upoint up = { .kind = UP_FUNC, .pc = pc, .name = f->name,
+			     .typed = true, .sig = *f };
+
+	if (!file_matches(k->c->s->arena, k->spec.file, f->file))
+		return;
+	push_point(k, placed(k, f->name, f->file, f->line), &up);
+}
+
+static void inline_cb(const char *name, uint64_t pc, const char *file,
+		      int line, void *arg)
+{
+	struct ucollect *k = arg;
+	struct upoint up = { .kind = UP_INLINE, .pc = pc, .name = name };
+
+	if (!file_matches(k->c->s->arena, k->spec.file, file))
+		return;
+	up.sig.name = name;
+	up.sig.file = file;
+	up.sig.line = line;
+	/* one copy of many: one that fails to register is skipped */
+	push_point(k, placed(k, name, file, line), &up)->optional = true;
+}
+
+static void line_cb(const char *func, const char *file, int line,
+		    uint64_t pc, void *arg)
+{
+	struct ucollect *k = arg;
+	struct upoint up = { .kind = UP_LINE, .pc = pc, .name = func };
+
+	push_point(k, arena_printf(k->c->s->arena, "%s@%s:%d", func, file,
+				   line), &up);
+}
+
+static void sym_cb(const struct usym *s, void *arg)
+{
+	struct ucollect *k = arg;
+	struct upoint up = { .kind = UP_FUNC, .pc = s->addr, .name = s->name };
+
+	if (k->exported && !s->exported)
+		return;
+	push_point(k, s->name, &up);
+}
+
+/* The lines of one function name: FUNC@FILE:N, :LO-HI, :* or +REL. */
+static void name_lines(struct ucollect *k, const char *name)
+{
+	struct kfunc f;
+	int lo = k->spec.lo, hi = k->spec.hi;
+	const char *file = k->spec.file;
+
+	if (k->spec.rel) {
+		const struct ksrc *src = kdwarf_src(k->dw);
+
+		if (src->ops->func(src, name, &f) || !f.line)
+			return;
+		lo = hi = f.line + k->spec.rel;
+		if (!file)
+			file = f.file;
+	}
+	kdwarf_lines_pc(k->dw, name, file, lo, hi, line_cb, k);
+}
+
+static void name_cb(const char *name, void *arg)
+{
+	struct ucollect *k = arg;
+
+	if (k->exported && !uelf_exported(k->obj, name))
+		return;
+	if (k->spec.lines) {
+		name_lines(k, name);
+		return;
+	}
+	if (!k->inl)
+		kdwarf_func_pcs(k->dw, name, func_pc_cb, k);
+}
+
+/* A C++ name written with its scope ("ns::Point::norm"): the symbols
+ * say where, DWARF what is there.
+ */
+static void scoped_cb(const struct usym *s, void *arg)
+{
+	struct ucollect *k = arg;
+	struct upoint up = { .kind = UP_FUNC, .pc = s->addr, .name = s->name };
+	struct kaddr a;
+
+	if (k->exported && !s->exported)
+		return;
+	if (!kdwarf_addr(k->dw, s->addr, &a) && a.has_func) {
+		up.typed = true;
+		up.sig = a.func;
+		if (!file_matches(k->c->s->arena, k->spec.file, a.func.file))
+			return;
+		push_point(k, placed(k, s->name, a.func.file, a.func.line),
+			   &up);
+	} else if (!k->spec.file) {
+		push_point(k, s->name, &up);
+	}
+}
+
+/* function(PATTERN) and statement(PATTERN) in a file with DWARF. */
+static void dwarf_functions(struct ucollect *k)
+{
+	const struct ksrc *src = kdwarf_src(k->dw);
+	const char *func = k->spec.func;
+	int n0 = k->out->n;
+
+	if (strstr(func, "::") && !k->spec.lines && !k->inl) {
+		uelf_funcs_matching(k->obj, func, scoped_cb, k);
+		return;
+	}
+	if (has_wildcard(func))
+		src->ops->funcs_matching(src, func, name_cb, k);
+	else
+		name_cb(func, k);
+	/* plain function() also probes the inlined copies (not .call,
+	 * .return, .exported, which mean a real function)
+	 */
+	if (!k->spec.lines && !k->stmt && !k->call && !k->ret &&
+	    !k->exported)
+		kdwarf_inline_pcs(k->dw, func, inline_cb, k);
+	/* a function without DWARF (assembler, the C runtime) by its
+	 * symbol, untyped
+	 */
+	if (k->out->n == n0 && !k->spec.lines && !k->inl && !k->spec.file &&
+	    !has_wildcard(func)) {
+		const struct usym *s = uelf_func(k->obj, func);
+
+		if (s)
+			sym_cb(s, k);
+	}
+}
+
+static int no_match(struct ucollect *k, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Nothing matched: an error unless the point is optional. */
+static int no_match(struct ucollect *k, const char *fmt, ...)
+{
+	struct prov_ctx *c = k->c;
+	const char *msg;
+	va_list ap;
+
+	if (c->optional) {
+		c->errors++;
+		return -1;
+	}
+	va_start(ap, fmt);
+	msg = arena_vprintf(c->s->arena, fmt, ap);
+	va_end(ap);
+	prov_error(c, k->fcomp->arg ? k->fcomp->arg->loc : k->fcomp->loc,
+		   "%s", msg);
+	return -1;
+}
+
+static int expand_functions(struct ucollect *k, const char *text)
+{
+	struct prov_ctx *c = k->c;
+	const char *path = uelf_path(k->obj);
+	int n0 = k->out->n;
+
+	if (!parse_uspec(c->s->arena, text, &k->spec)) {
+		prov_error(c, k->fcomp->arg->loc, "bad function pattern '%s': "
+			   "expected FUNCTION[@FILE][:LINE|:FIRST-LAST|:*]",
+			   text);
+		return -1;
+	}
+	if (k->stmt && !k->spec.lines) {
+		prov_error(c, k->fcomp->arg->loc, "a statement needs a line: "
+			   "\"FUNCTION@FILE:LINE\"");
+		return -1;
+	}
+	k->many = k->many || has_wildcard(k->spec.func) ||
+		  (k->spec.file && has_wildcard(k->spec.file)) ||
+		  k->spec.lo != k->spec.hi;
+	k->dw = uelf_dwarf(k->obj, kbuild_cache_dir(k->c->s), NULL);
+	if (k->dw) {
+		dwarf_functions(k);
+	} else if (k->spec.file || k->spec.lines || k->inl) {
+		no_dwarf(c, k->fcomp->arg->loc, arena_printf(c->s->arena,
+			 "'%s'", pp_text(c->s->arena, k->pp)), path);
+		return -1;
+	} else if (has_wildcard(k->spec.func)) {
+		uelf_funcs_matching(k->obj, k->spec.func, sym_cb, k);
+	} else {
+		const struct usym *s = uelf_func(k->obj, k->spec.func);
+
+		if (s)
+			sym_cb(s, k);
+	}
+	if (k->out->n > n0 || c->quiet)
+		return k->out->n - n0;
+	if (k->spec.lines)
+		return no_match(k, "no line of '%s' has code in %s", text,
+				path);
+	if (!k->dw && !uelf_has_symtab(k->obj))
+		return no_match(k, "no function '%s' in %s, which has no "
+				"debuginfo (DWARF) nor symbol table, only its "
+				"exported functions: " DWARF_ADVICE,
+				k->spec.func, path);
+	return no_match(k, "no function '%s' in %s%s", k->spec.func, path,
+			k->exported ? " (exported)" : k->inl ?
+			" (inlined)" : !k->dw ? " (it has no debuginfo: its "
+			"symbol table was searched)" : "");
+}
+
+static void sdt_cb(const struct usdt *m, void *arg)
+{
+	struct ucollect *k = arg;
+	struct upoint up = { .kind = UP_MARK, .pc = m->pc, .sem = m->sem,
+			     .name = m->name, .provider = m->provider,
+			     .args = m->args };
+
+	push_point(k, m->name, &up);
+}
+
+static int expand_marks(struct ucollect *k, const char *name)
+{
+	const char *provider = comp_str(k->pp, "provider");
+	int n;
+
+	k->many = k->many || has_wildcard(name) ||
+		  (provider && has_wildcard(provider));
+	n = uelf_sdt(k->obj, provider, name, sdt_cb, k);
+	if (n || k->c->quiet)
+		return n;
+	return no_match(k, "no SDT marker '%s'%s%s in %s (its .note.stapsdt "
+			"notes)", name, provider ? " of provider " : "",
+			provider ? provider : "", uelf_path(k->obj));
+}
+
+static void plt_cb(const char *name, uint64_t addr, void *arg)
+{
+	struct ucollect *k = arg;
+	struct upoint up = { .kind = UP_PLT, .pc = addr, .name = name };
+
+	push_point(k, name, &up)->optional = k->many;
+}
+
+static int expand_plt(struct ucollect *k, const char *name)
+{
+	int n;
+
+	k->many = k->many || !name || has_wildcard(name);
+	n = uelf_plt(k->obj, name ? name : "*", plt_cb, k);
+	if (n || k->c->quiet)
+		return n;
+	return no_match(k, "no PLT entry '%s' in %s", name ? name : "*",
+			uelf_path(k->obj));
+}
+
+/* An address that cannot be probed is an error, unless the point is
+ * optional.
+ */
+static int addr_error(struct ucollect *k, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int addr_error(struct ucollect *k, const char *fmt, ...)
+{
+	const char *msg;
+	va_list ap;
+
+	if (k->c->optional) {
+		k->c->errors++;
+		return -1;
+	}
+	va_start(ap, fmt);
+	msg = arena_vprintf(k->c->s->arena, fmt, ap);
+	va_end(ap);
+	prov_error(k->c, k->fcomp->arg->loc, "%s", msg);
+	return -1;
+}
+
+/* statement(ADDR): the instruction there, which must start a statement
+ * (a warning under -g); with DWARF the variables there.
+ */
+static int statement_address(struct ucollect *k, uint64_t addr)
+{
+	struct upoint up = { .kind = UP_LINE, .pc = addr };
+	struct kaddr a;
+	const char *hint = " (no line information there)";
+
+	if (!k->dw) {
+		up.kind = UP_FUNC;	/* untyped: no variables */
+		up.name = arena_printf(k->c->s->arena, "0x%" PRIx64, addr);
+	} else if (kdwarf_addr(k->dw, addr, &a) || a.row != addr) {
+		if (a.row && a.row != addr)
+			hint = arena_printf(k->c->s->arena, " (try 0x%" PRIx64
+					    ")", a.row);
+		if (!k->c->s->opt.guru)
+			return addr_error(k, "address 0x%" PRIx64 " does not "
+					  "match the beginning of a "
+					  "statement%s", addr, hint);
+		if (!k->c->quiet && !k->c->optional)
+			diag_warn(k->c->s, k->fcomp->arg->loc, "address 0x%"
+				  PRIx64 " does not match the beginning of a "
+				  "statement%s", addr, hint);
+		up.name = a.has_func ? a.func.name : "?";
+	} else {
+		up.name = a.has_func ? a.func.name : "?";
+	}
+	push_point(k, NULL, &up);
+	return 1;
+}
+
+/* function(ADDR): the entry of the function holding ADDR, or of the
+ * inlined copy holding it unless .call, .exported or .return ask for a
+ * real function.
+ */
+static int function_address(struct ucollect *k, uint64_t addr)
+{
+	const struct usym *s = uelf_func_at(k->obj, addr);
+	struct upoint up = { .kind = UP_FUNC };
+	const struct usym *in;
+	struct kaddr a;
+
+	if (!s)
+		return addr_error(k, "address 0x%" PRIx64 " is in no function "
+				  "of %s", addr, uelf_path(k->obj));
+	if (k->exported && !s->exported)
+		return addr_error(k, "function '%s' holding address 0x%" PRIx64
+				  " is not exported", s->name, addr);
+	up.pc = s->addr;
+	up.name = s->name;
+	if (k->dw && !kdwarf_addr(k->dw, addr, &a) && a.has_func) {
+		in = a.has_inline ? uelf_func(k->obj, a.inline_entry.sym) :
+		     NULL;
+		if (in && !k->call && !k->ret && !k->exported) {
+			up.kind = UP_INLINE;
+			up.pc = in->addr + a.inline_entry.offset;
+			up.name = a.inline_name;
+		} else {
+			up.typed = true;
+			up.sig = a.func;
+		}
+	}
+	push_point(k, NULL, &up);
+	return 1;
+}
+
+static int expand_address(struct ucollect *k)
+{
+	int64_t v;
+
+	if (!pp_arg_num(k->fcomp->arg, &v))
+		return -1;
+	k->dw = uelf_dwarf(k->obj, kbuild_cache_dir(k->c->s), NULL);
+	if (k->stmt)
+		return statement_address(k, (uint64_t)v);
+	return function_address(k, (uint64_t)v);
+}
+
+/* The library of process(...).library("LIB"): a path, or a name (a
+ * glob) of the program's DT_NEEDED or the library directories.
+ */
+static int find_lib(struct ucollect *k, struct uelf *prog)
+{
+	struct prov_ctx *c = k->c;
+	const char *name = k->lcomp->arg->str;
+	const char *const *needed;
+	char *path = uelf_find_library(prog, name);
+	struct strbuf sb;
+	int i, n;
+
+	if (path) {
+		k->lib = arena_strdup(c->s->arena, path);
+		free(path);
+		k->obj = user_object(c, k->lcomp->arg->loc, k->lib);
+		return k->obj ? 0 : -1;
+	}
+	if (c->optional) {
+		c->errors++;
+		return -1;
+	}
+	n = uelf_needed(prog, &needed);
+	sb_init(&sb);
+	for (i = 0; i < n; i++)
+		sb_printf(&sb, "%s%s", i ? ", " : "", needed[i]);
+	prov_error(c, k->lcomp->arg->loc, "no library '%s' for %s (it needs: "
+		   "%s)", name, k->prog, sb.buf ? sb.buf : "none");
+	sb_free(&sb);
+	return -1;
+}
+
+/* The points of one program file (a glob of process() may give more). */
+static int expand_file(struct ucollect *k, const char *prog)
+{
+	struct prov_ctx *c = k->c;
+	const struct probe_point *pp = k->pp;
+	struct uelf *u;
+
+	k->prog = prog;
+	u = user_object(c, k->pcomp->arg->loc, prog);
+	if (!u)
+		return -1;
+	k->obj = u;
+	if (k->lcomp && find_lib(k, u))
+		return -1;
+	if (has_comp(pp, "mark"))
+		return expand_marks(k, comp_str(pp, "mark"));
+	if (has_comp(pp, "plt"))
+		return expand_plt(k, comp_str(pp, "plt"));
+	if (k->fcomp->arg->kind != EX_STR)
+		return expand_address(k);
+	return expand_functions(k, k->fcomp->arg->str);
+}
+
+/* process("PATH"): found as a shell finds a command; a glob may name
+ * several files, each a branch whose failures are quiet.
+ */
+static int expand_globbed(struct ucollect *k, const char *arg)
+{
+	struct prov_ctx quiet = *k->c;
+	struct prov_ctx *c = k->c;
+	glob_t g;
+	size_t i;
+	int n = 0;
+
+	if (glob(arg, 0, NULL, &g) || !g.gl_pathc) {
+		if (!c->optional)
+			prov_error(c, k->pcomp->arg->loc, "no file matches "
+				   "'%s'", arg);
+		c->errors++;
+		return -1;
+	}
+	quiet.quiet = true;
+	k->c = &quiet;
+	k->many = true;
+	for (i = 0; i < g.gl_pathc; i++) {
+		char *path = uelf_resolve(g.gl_pathv[i], NULL);
+		int r;
+
+		if (!path)
+			continue;
+		r = expand_file(k, arena_strdup(c->s->arena, path));
+		free(path);
+		n += r > 0 ? r : 0;
+	}
+	globfree(&g);
+	k->c = c;
+	if (!n && !c->optional)
+		prov_error(c, k->pcomp->arg->loc, "no probe point matches in "
+			   "the files of '%s'", arg);
+	return n ? n : -1;
+}
+
+static const struct pp_comp *place_comp(const struct probe_point *pp)
+{
+	static const char *const f[] = { "function", "statement", "mark",
+					 "plt" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(f); i++)
+		if (has_comp(pp, f[i]))
+			return pp_comp_of(pp, intern(f[i]));
+	return NULL;
+}
+
+static int up_expand(struct prov_ctx *c, const struct probe_point *pp,
+		     struct vec *out)
+{
+	struct ucollect k = { .c = c, .pp = pp, .out = out };
+	const char *arg;
+	char *path, *err = NULL;
+
+	k.pcomp = pp_comp_of(pp, intern("process"));
+	k.lcomp = pp_comp_of(pp, intern("library"));
+	k.fcomp = place_comp(pp);
+	k.stmt = has_comp(pp, "statement");
+	k.inl = has_comp(pp, "inline");
+	k.call = has_comp(pp, "call");
+	k.exported = has_comp(pp, "exported");
+	k.ret = has_comp(pp, "return");
+	arg = k.pcomp->arg->str;
+	if (strchr(arg, '/') && has_wildcard(arg))
+		return expand_globbed(&k, arg);
+	path = uelf_resolve(arg, &err);
+	if (!path) {
+		if (!c->optional)
+			prov_error(c, k.pcomp->arg->loc, "%s", err);
+		c->errors++;
+		free(err);
+		return -1;
+	}
+	arg = arena_strdup(c->s->arena, path);
+	free(path);
+	return expand_file(&k, arg);
+}
+
+/* ------------------------------------------------------------- build */
+
+static void var_cb(const char *name, const struct ktype *type,
+		   const struct kloc *loc, bool is_param, void *arg)
+{
+	struct prov_ctx *c = ((void **)arg)[0];
+	struct uprobe *u = ((void **)arg)[1];
+	struct uvar *v = arena_alloc(c->s->arena, sizeof(*v));
+
+	v->name = arena_strdup(c->s->arena, name);
+	v->type = type;
+	v->loc = *loc;
+	v->is_param = is_param;
+	vec_push(c->s->arena, &u->vars, v);
+}
+
+static struct uelf *point_object(struct prov_ctx *c,
+				 const struct derived_probe *dp)
+{
+	const struct upoint *up = dp->pp->prov_data;
+
+	return user_object(c, dp->pp->loc, up->path);
+}
+
+static void parse_sdt_args(struct prov_ctx *c, struct uprobe *u);
+
+/* pp() shows an address as it was given, in hex:
+ * process("/bin/x").statement(0x1139).
+ */
+static void hex_name(struct prov_ctx *c, struct derived_probe *dp)
+{
+	const struct pp_comp *fc = place_comp(dp->pp);
+	const char *text = dp->name, *dec, *at;
+	int64_t v;
+
+	if (!fc || !pp_arg_num(fc->arg, &v))
+		return;
+	dec = arena_printf(c->s->arena, "%s(%" PRId64 ")", fc->functor, v);
+	at = strstr(text, dec);
+	if (at)
+		dp->name = intern(arena_printf(c->s->arena, "%.*s%s(0x%"
+					       PRIx64 ")%s", (int)(at - text),
+					       text, fc->functor, (uint64_t)v,
+					       at + strlen(dec)));
+}
+
+static int up_build(struct prov_ctx *c, struct derived_probe *dp)
+{
+	const struct upoint *up = dp->pp->prov_data;
+	struct uprobe *u = arena_alloc(c->s->arena, sizeof(*u));
+	struct uelf *obj;
+	struct kdwarf *dw;
+	void *args[2] = { c, u };
+
+	if (!up) {	/* not from expand: cannot happen */
+		prov_error(c, dp->pp->loc, "internal: unexpanded point");
+		return -1;
+	}
+	dp->priv = u;
+	u->pt = *up;
+	hex_name(c, dp);
+	u->ret = has_comp(dp->pp, "return");
+	u->must = !c->optional;
+	obj = point_object(c, dp);
+	if (!obj)
+		return -1;
+	if (uelf_offset(obj, up->pc, &u->offset)) {
+		prov_error(c, dp->pp->loc, "address 0x%" PRIx64 " of '%s' is "
+			   "in no loaded segment of %s", up->pc, up->name,
+			   up->path);
+		return -1;
+	}
+	if (up->sem && uelf_offset(obj, up->sem, &u->sem_off)) {
+		prov_error(c, dp->pp->loc, "the semaphore of marker '%s' "
+			   "(0x%" PRIx64 ") is in no loaded segment of %s",
+			   up->name, up->sem, up->path);
+		return -1;
+	}
+	if (up->kind == UP_MARK) {
+		parse_sdt_args(c, u);
+		return 0;
+	}
+	dw = up->kind == UP_PLT ? NULL :
+	     uelf_dwarf(obj, kbuild_cache_dir(c->s), NULL);
+	if (!dw || (up->kind == UP_FUNC && !up->typed))
+		return 0;
+	u->at_entry = up->kind == UP_FUNC;
+	kdwarf_vars_at_pc(dw, up->pc, var_cb, args);
+	return 0;
+}
+
+/* ------------------------------------------------------ SDT arguments */
+
+/* An x86-64 register as sys/sdt.h writes it ("%edi", "%r8d", "%al")
+ * and its pt_regs field; NULL for one no probe can read ("%xmm0",
+ * "%ah").
+ */
+static const char *sdt_reg(const char *name, size_t n)
+{
+	static const char *const legacy[][5] = {
+		{ "ax", "rax", "eax", "ax", "al" },
+		{ "bx", "rbx", "ebx", "bx", "bl" },
+		{ "cx", "rcx", "ecx", "cx", "cl" },
+		{ "dx", "rdx", "edx", "dx", "dl" },
+		{ "si", "rsi", "esi", "si", "sil" },
+		{ "di", "rdi", "edi", "di", "dil" },
+		{ "bp", "rbp", "ebp", "bp", "bpl" },
+		{ "sp", "rsp", "esp", "sp", "spl" },
+		{ "ip", "rip", "eip", "ip", "" },
+	};
+	static const char *const rn[] = { "r8", "r9", "r10", "r11", "r12",
+					  "r13", "r14", "r15" };
+	size_t i, j, len;
+
+	for (i = 0; i < ARRAY_SIZE(legacy); i++)
+		for (j = 1; j < 5; j++)
+			if (*legacy[i][j] && strlen(legacy[i][j]) == n &&
+			    !strncmp(legacy[i][j], name, n))
+				return legacy[i][0];
+	for (i = 0; i < ARRAY_SIZE(rn); i++) {
+		len = strlen(rn[i]);
+		if (n >= len && !strncmp(name, rn[i], len) &&
+		    (n == len || (n == len + 1 &&
+				  strchr("dwb", name[len]))))
+			return rn[i];
+	}
+	return NULL;
+}
+
+/* $argN's type: an integer of the operand's size, signed when the
+ * size is written negative; listed as "long", as the value is.
+ */
+static const struct ktype *sdt_type(struct arena *a, int size)
+{
+	struct ktype *t = arena_alloc(a, sizeof(*t));
+	unsigned int n = (unsigned int)(size < 0 ? -size : size);
+
+	t->kind = KT_INT;
+	t->name = "long";
+	t->size = n == 1 || n == 2 || n == 4 ? n : 8;
+	t->is_signed = size < 0;
+	return t;
+}
+
+/* One operand: "%reg", "$imm", "[disp](%reg)". */
+static const char *sdt_operand(struct arena *a, const char *op, size_t n,
+			       int size, struct tref *r)
+{
+	const char *paren = memchr(op, '(', n);
+	char *end;
+
+	r->type = r->final = sdt_type(a, size);
+	r->user = true;
+	if (op[0] == '%') {
+		r->base = TRB_REG;
+		r->reg = sdt_reg(op + 1, n - 1);
+		return r->reg ? NULL : "a register probes cannot read";
+	}
+	if (op[0] == '$') {
+		r->base = TRB_CONSTV;
+		r->value = strtoll(op + 1, &end, 0);
+		return end == op + n ? NULL : "not a constant";
+	}
+	if (!paren || op[n - 1] != ')' || paren[1] != '%')
+		return "an operand form probes cannot read";
+	r->sp_off = paren == op ? 0 : strtol(op, &end, 0);
+	if (paren != op && end != paren)
+		return "an address relative to a symbol";
+	r->base = TRB_MEM;
+	r->in_mem = true;
+	r->reg = sdt_reg(paren + 2, (size_t)(op + n - 1 - paren - 2));
+	if (!r->reg || !strcmp(r->reg, "ip"))
+		return "an address with an index register or relative to "
+		       "the instruction";
+	return NULL;
+}
+
+static void parse_sdt_args(struct prov_ctx *c, struct uprobe *u)
+{
+	struct arena *a = c->s->arena;
+	const char *p = u->pt.args;
+	int max = 0;
+
+	for (; *p; p++)
+		max += *p == '@';
+	u->args = arena_alloc(a, (size_t)(max ? max : 1) * sizeof(*u->args));
+	for (p = u->pt.args; *p;) {
+		size_t n;
+		const char *at;
+		struct sdt_arg *s;
+		char *end;
+		long size;
+
+		p += strspn(p, " ");
+		n = strcspn(p, " ");
+		if (!n)
+			break;
+		s = &u->args[u->nargs++];
+		s->ref = arena_alloc(a, sizeof(*s->ref));
+		at = memchr(p, '@', n);
+		size = at ? strtol(p, &end, 10) : 8;
+		if (at && (end != at || !size || labs(size) > 8)) {
+			s->why = "a bad operand size";
+			s->ref = NULL;
+		} else {
+			const char *op = at ? at + 1 : p;
+
+			s->why = sdt_operand(a, op, n - (size_t)(op - p),
+					     (int)size, s->ref);
+			if (s->why)
+				s->ref = NULL;
+		}
+		p += n;
+	}
+}
+
+/* ---------------------------------------------------- target variables */
+
+static struct tref *new_tref(struct prov_ctx *c)
+{
+	struct tref *r = arena_alloc(c->s->arena, sizeof(*r));
+
+	r->user = true;
+	return r;
+}
+
+/* Where DWARF says v is, or NULL (and why) when it is not there. */
+static struct tref *tref_of_var(struct prov_ctx *c, const struct uvar *v,
+				const char **why)
+{
+	struct tref *r = new_tref(c);
+
+	r->type = r->final = v->type;
+	r->reg = v->loc.reg;
+	r->sp_off = v->loc.offset;
+	switch (v->loc.kind) {
+	case KLOC_REG:
+		r->base = TRB_REG;
+		break;
+	case KLOC_MEM:
+		r->base = TRB_MEM;
+		r->in_mem = true;
+		break;
+	case KLOC_REG_VALUE:
+		r->base = TRB_REGVAL;
+		break;
+	case KLOC_CONST:
+		r->base = TRB_CONSTV;
+		r->value = v->loc.value;
+		break;
+	case KLOC_OPTIMIZED:
+		*why = "optimized out at this address";
+		return NULL;
+	case KLOC_STATIC:
+		*why = "a static variable, which is not supported yet";
+		return NULL;
+	default:
+		*why = v->loc.why ? v->loc.why : "location not supported";
+		return NULL;
+	}
+	return r;
+}
+
+static struct tref *param_tref(struct prov_ctx *c, const struct uprobe *u,
+			       int i, const char **why)
+{
+	struct tref *r = target_param(c->s->arena, &u->pt.sig, i, why);
+
+	if (r)
+		r->user = true;
+	return r;
+}
+
+/* $$parms, $$locals, $$vars, $$return: each a complete tref, NULL for
+ * one not available at the address (printed as name=?).
+ */
+static int bind_list(struct prov_ctx *c, struct uprobe *u, struct expr *e)
+{
+	bool parms = strcmp(e->name, "$$locals") != 0;
+	bool locals = strcmp(e->name, "$$parms") != 0;
+	struct tref *r = target_list(c, e, KFUNC_MAX_PARAMS + u->vars.n +
+				     u->nargs + 1);
+	const struct kfunc *f = &u->pt.sig;
+	const char *why;
+	int i;
+
+	if (!r)
+		return -1;
+	r->user = true;
+	if (!strcmp(e->name, "$$return")) {
+		if (!u->ret) {
+			prov_error(c, e->loc, "$$return is only available in "
+				   ".return probes");
+			return -1;
+		}
+		if (f->ret && f->ret->kind != KT_VOID) {
+			struct tref *t = new_tref(c);
+
+			t->base = TRB_RETURN;
+			t->type = t->final = f->ret;
+			r->list_names[r->nlist] = "return";
+			r->list[r->nlist++] = t;
+		}
+		return 0;
+	}
+	for (i = 0; parms && i < u->nargs; i++) {
+		r->list_names[r->nlist] = arena_printf(c->s->arena, "arg%d",
+						       i + 1);
+		r->list[r->nlist++] = u->args[i].ref;
+	}
+	for (i = 0; parms && u->at_entry && i < f->nparams; i++) {
+		if (!*f->params[i].name)
+			continue;
+		r->list_names[r->nlist] = f->params[i].name;
+		r->list[r->nlist++] = param_tref(c, u, i, &why);
+	}
+	for (i = 0; i < u->vars.n; i++) {
+		const struct uvar *v = u->vars.items[i];
+
+		if (v->is_param ? !parms || u->at_entry : !locals)
+			continue;
+		r->list_names[r->nlist] = v->name;
+		r->list[r->nlist++] = tref_of_var(c, v, &why);
+	}
+	return 0;
+}
+
+static void list_alternatives(struct strbuf *sb, const struct uprobe *u)
+{
+	int i;
+
+	if (u->at_entry)
+		target_list_params(sb, &u->pt.sig);
+	for (i = 0; i < u->vars.n; i++) {
+		const struct uvar *v = u->vars.items[i];
+
+		if (!(u->at_entry && v->is_param))
+			sb_printf(sb, " $%s:%s", v->name, ktype_name(v->type));
+	}
+}
+
+/* $$name and $$provider of a marker, $$name of a PLT entry. */
+static int bind_string(struct prov_ctx *c, struct uprobe *u, struct expr *e)
+{
+	struct tref *r = new_tref(c);
+
+	r->base = TRB_STRING;
+	r->reg = strcmp(e->name, "$$provider") ? u->pt.name : u->pt.provider;
+	if (e->comps.n || e->addressof || e->pretty) {
+		prov_error(c, e->loc, "'%s' is a plain string", e->name);
+		return -1;
+	}
+	e->tref = r;
+	return 0;
+}
+
+/* $argN of an SDT marker. */
+static int bind_sdt_arg(struct prov_ctx *c, struct uprobe *u, struct expr *e)
+{
+	char *end;
+	long n = strtol(e->name + 4, &end, 10);
+
+	if (*end || n < 1 || n > u->nargs) {
+		prov_error(c, e->loc, "marker '%s' has %d argument%s: no '%s'",
+			   u->pt.name, u->nargs, u->nargs == 1 ? "" : "s",
+			   e->name);
+		return -1;
+	}
+	if (!u->args[n - 1].ref) {
+		prov_error(c, e->loc, "'%s' of marker '%s' cannot be read: %s",
+			   e->name, u->pt.name, u->args[n - 1].why);
+		return -1;
+	}
+	if (e->comps.n || e->addressof || e->pretty) {
+		prov_error(c, e->loc, "'%s' is a number: it takes no members, "
+			   "indexes or '&' (use @cast)", e->name);
+		return -1;
+	}
+	e->tref = u->args[n - 1].ref;
+	return 0;
+}
+
+static int resolve_untyped(struct prov_ctx *c, struct uprobe *u,
+			   struct expr *e)
+{
+	bool names = !strcmp(e->name, "$$name") ||
+		     (u->pt.kind == UP_MARK && !strcmp(e->name, "$$provider"));
+
+	if (names && (u->pt.kind == UP_MARK || u->pt.kind == UP_PLT))
+		return bind_string(c, u, e);
+	if (u->pt.kind == UP_MARK && !strncmp(e->name, "$arg", 4))
+		return bind_sdt_arg(c, u, e);
+	if (u->pt.kind == UP_MARK && target_is_list(e->name) &&
+	    strcmp(e->name, "$$return"))
+		return bind_list(c, u, e);
+	if (u->pt.kind == UP_MARK)
+		prov_error(c, e->loc, "marker '%s' has no '%s': its context "
+			   "variables are $arg1..$arg%d, $$name, $$provider",
+			   u->pt.name, e->name, u->nargs);
+	else if (u->pt.kind == UP_PLT)
+		prov_error(c, e->loc, "a .plt probe has no '%s': only $$name",
+			   e->name);
+	else
+		prov_error(c, e->loc, "no debuginfo for function '%s' in %s: "
+			   "its context variables need DWARF: " DWARF_ADVICE,
+			   u->pt.name, u->pt.path);
+	return -1;
+}
+
+static int return_value(struct prov_ctx *c, struct uprobe *u,
+			struct expr *e)
+{
+	struct tref *r;
+
+	if (!u->ret) {
+		prov_error(c, e->loc, "$return is only available in .return "
+			   "probes");
+		return -1;
+	}
+	if (!u->pt.sig.ret || u->pt.sig.ret->kind == KT_VOID) {
+		prov_error(c, e->loc, "function '%s' returns void",
+			   u->pt.name);
+		return -1;
+	}
+	r = new_tref(c);
+	r->base = TRB_RETURN;
+	r->type = u->pt.sig.ret;
+	return target_bind(c, e, r);
+}
+
+/* A .return probe would read parameters as they were at entry, which
+ * needs a value saved at entry: not there yet for uprobes.
+ */
+static int at_return(struct prov_ctx *c, struct uprobe *u, struct expr *e)
+{
+	if (!u->ret || c->at_entry)
+		return 0;
+	prov_error(c, e->loc, "'%s' in a .return probe of a user-space "
+		   "function would be read at entry (@entry), which is not "
+		   "supported yet", e->name);
+	return -1;
+}
+
+static int bind_var(struct prov_ctx *c, const struct derived_probe *dp,
+		    struct uprobe *u, struct expr *e)
+{
+	const char *why = NULL;
+	struct tref *r;
+	int i;
+
+	for (i = 0; i < u->vars.n; i++) {
+		const struct uvar *v = u->vars.items[i];
+
+		if (strcmp(v->name, e->name + 1) ||
+		    (u->at_entry && v->is_param))
+			continue;
+		r = tref_of_var(c, v, &why);
+		if (!r) {
+			prov_error(c, e->loc, "'%s' is not available: %s",
+				   e->name, why);
+			return -1;
+		}
+		return target_bind(c, e, r);
+	}
+	for (i = 0; u->at_entry && i < u->pt.sig.nparams; i++)
+		if (!strcmp(u->pt.sig.params[i].name, e->name + 1))
+			break;
+	if (!u->at_entry || i == u->pt.sig.nparams) {
+		struct strbuf sb;
+
+		sb_init(&sb);
+		list_alternatives(&sb, u);
+		prov_error(c, e->loc, "unable to find '%s' at %s (alternatives:"
+			   "%s)", e->name, dp->name, sb.buf ? sb.buf : " none");
+		sb_free(&sb);
+		return -1;
+	}
+	r = param_tref(c, u, i, &why);
+	if (!r) {
+		prov_error(c, e->loc, "%s", why);
+		return -1;
+	}
+	return target_bind(c, e, r);
+}
+
+static int up_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
+			     struct expr *e)
+{
+	struct uprobe *u = dp->priv;
+	bool typed = u->pt.kind == UP_LINE || u->pt.kind == UP_INLINE ||
+		     (u->pt.kind == UP_FUNC && u->pt.typed);
+
+	if (!typed)
+		return resolve_untyped(c, u, e);
+	if (!strcmp(e->name, "$return"))
+		return c->at_entry ? (prov_error(c, e->loc, "$return has no "
+				      "value at entry"), -1) :
+		       return_value(c, u, e);
+	if (!strcmp(e->name, "$$return"))
+		return bind_list(c, u, e);
+	if (at_return(c, u, e))
+		return -1;
+	if (target_is_list(e->name))
+		return bind_list(c, u, e);
+	return bind_var(c, dp, u, e);
+}
+
+static int up_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
+			    struct expr *e)
+{
+	const struct uprobe *u = dp->priv;
+
+	prov_error(c, e->loc, u->ret ? "@entry in a .return probe of a "
+		   "user-space function is not supported yet" :
+		   "@entry is only valid in a .return probe handler");
+	return -1;
+}
+
+/* ------------------------------------------------------------ listing */
+
+static void up_list_vars(const struct derived_probe *dp, struct strbuf *sb)
+{
+	const struct uprobe *u = dp->priv;
+	int i;
+
+	if (u->pt.kind == UP_MARK) {
+		for (i = 0; i < u->nargs; i++)
+			sb_printf(sb, " $arg%d:long", i + 1);
+		return;
+	}
+	if (u->pt.kind == UP_PLT || (u->pt.kind == UP_FUNC && !u->pt.typed))
+		return;
+	if (u->ret && u->pt.sig.ret && u->pt.sig.ret->kind != KT_VOID)
+		sb_printf(sb, " $return:%s", ktype_name(u->pt.sig.ret));
+	list_alternatives(sb, u);
+}
+
+/* ------------------------------------------------------------ pass 3 */
+
+static const char *up_probe_type(const struct derived_probe *dp)
+{
+	const struct uprobe *u = dp->priv;
+
+	return u->ret ? "STP_PROBE_URETPROBE" : "STP_PROBE_UPROBE";
+}
+
+/* A C string literal of s. */
+static void c_string(struct strbuf *d, const char *s)
+{
+	sb_putc(d, '"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			sb_printf(d, "\\%c", ch);
+		else if (ch < ' ' || ch > '~')
+			sb_printf(d, "\\%03o", ch);
+		else
+			sb_putc(d, (char)ch);
+	}
+	sb_putc(d, '"');
+}
+
+/* Each probe's callback: the runtime's fast path, inline.  A uprobe
+ * handler runs in the task, preemptible.
+ */
+static void emit_handler(struct emitter *em, struct strbuf *d,
+			 struct derived_probe *dp)
+{
+	int n = dp->index;
+
+	sb_printf(d, "static int stp_up_%d(struct stp_uprobe *up, "
+		  "struct pt_regs *regs)\n{\n", n);
+	if (emit_probe_lean(em, dp))
+		sb_printf(d, "\t__stp_probe_run_lean(%s, stp_probe_%d_lean, "
+			  "regs, NULL, NULL,\n\t\t\t     "
+			  "STAP_SESSION_RUNNING, false);\n",
+			  emit_probe_ref(em, dp), n);
+	else
+		sb_printf(d, "\t__stp_probe_run_flags(%s, stp_probe_%d, regs, "
+			  "NULL, NULL,\n\t\t\t      STAP_SESSION_RUNNING, "
+			  "%s);\n", emit_probe_ref(em, dp), n,
+			  emit_probe_may_print(em, dp) ? "true" : "false");
+	sb_puts(d, "\treturn 0;\n}\n\n");
+}
+
+static void up_emit_group(struct emitter *em, struct vec *dps)
+{
+	struct strbuf *d = emit_out(em, EMIT_DECLS);
+	int i;
+
+	for (i = 0; i < dps->n; i++)
+		emit_handler(em, d, dps->items[i]);
+	sb_printf(d, "static struct stp_uprobe stp_uprobes[%d] = {\n",
+		  dps->n);
+	for (i = 0; i < dps->n; i++) {
+		const struct derived_probe *dp = dps->items[i];
+		const struct uprobe *u = dp->priv;
+
+		sb_puts(d, "\t{\n\t\t.path = ");
+		c_string(d, u->pt.path);
+		sb_printf(d, ",\n\t\t.offset = %#" PRIx64 ",\n", u->offset);
+		if (u->sem_off)
+			sb_printf(d, "\t\t.sdt_sem = %#" PRIx64 ",\n",
+				  u->sem_off);
+		if (u->ret)
+			sb_puts(d, "\t\t.ret = true,\n");
+		if (u->must)
+			sb_puts(d, "\t\t.must = true,\n");
+		sb_printf(d, "\t\t.probe = %s,\n\t\t.handler = stp_up_%d,\n"
+			  "\t},\n", emit_probe_ref(em, dp), dp->index);
+	}
+	sb_puts(d, "};\n\n");
+	sb_printf(emit_out(em, EMIT_START),
+		  "\trc = _stp_uprobes_register(stp_uprobes, %d);\n", dps->n);
+	sb_printf(emit_out(em, EMIT_STOP),
+		  "\t_stp_uprobes_unregister(stp_uprobes, %d);\n", dps->n);
+}
+
+#define UP_ROOTS "{process(s),process(s).library(s)}"
+
+static const char *const up_patterns[] = {
+	UP_ROOTS ".function(s){,.call,.exported,.inline,.return}",
+	UP_ROOTS ".function(n){,.call,.exported,.return}",
+	UP_ROOTS ".statement({s,n})",
+	"process(s){.mark(s),.provider(s).mark(s)}",
+	"process(s).plt{,(s)}{,.return}",
+	NULL
+};
+
+const struct provider uprobe_provider = {
+	.name = "process",
+	.patterns = up_patterns,
+	.expand = up_expand,
+	.build = up_build,
+	.resolve_target = up_resolve_target,
+	.resolve_entry = up_resolve_entry,
+	.list_vars = up_list_vars,
+	.emit_group = up_emit_group,
+	.probe_type = up_probe_type,
+};
