@@ -494,6 +494,50 @@ void target_session_free(struct session *s)
 	s->ktypes = NULL;
 }
 
+struct tref *target_of_loc(struct arena *a, const struct ktype *type,
+			   const struct kloc *loc, const char **why)
+{
+	struct tref *r;
+
+	switch (loc->kind) {
+	case KLOC_OPTIMIZED:
+		*why = "optimized out at this address";
+		return NULL;
+	case KLOC_STATIC:
+		*why = "a static variable, which is not supported yet";
+		return NULL;
+	case KLOC_REG:
+	case KLOC_MEM:
+	case KLOC_REG_VALUE:
+	case KLOC_CONST:
+		break;
+	default:
+		*why = loc->why ? loc->why : "location not supported";
+		return NULL;
+	}
+	r = arena_alloc(a, sizeof(*r));
+	r->type = r->final = type;
+	r->reg = loc->reg;
+	r->sp_off = loc->offset;
+	switch (loc->kind) {
+	case KLOC_REG:
+		r->base = TRB_REG;
+		break;
+	case KLOC_MEM:
+		r->base = TRB_MEM;
+		r->in_mem = true;
+		break;
+	case KLOC_REG_VALUE:
+		r->base = TRB_REGVAL;
+		break;
+	default:
+		r->base = TRB_CONSTV;
+		r->value = loc->value;
+		break;
+	}
+	return r;
+}
+
 void target_list_params(struct strbuf *sb, const struct kfunc *f)
 {
 	int i;

@@ -159,6 +159,13 @@ struct ktp_catalog *target_tracepoints(struct prov_ctx *c, struct loc loc);
  */
 const struct ksyms *target_kernel_symbols(struct session *s);
 
+/* A variable DWARF places at loc (debuginfo/dwarf.h), as a tref with no
+ * steps; NULL and why when it is not there (optimized out...).
+ */
+struct kloc;
+struct tref *target_of_loc(struct arena *a, const struct ktype *type,
+			   const struct kloc *loc, const char **why);
+
 void target_session_free(struct session *s);
 
 /* " $name:type" for each of f's parameters, as stap -L prints them. */

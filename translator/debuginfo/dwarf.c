@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "debuginfo/dwarf.h"
+#include "debuginfo/elfsym.h"
 #include "util.h"
 
 #include <dwarf.h>
@@ -760,48 +761,39 @@ static bool rel_sym_addr(struct kdwarf *d, GElf_Sym *s)
 /* The functions and objects of .symtab: probes are placed as symbol +
  * offset, never as addresses, so every address is reported that way.
  */
+struct syms_walk {
+	struct kdwarf *d;
+	size_t fcap, ocap;
+	bool rel;
+};
+
+static bool sym_one(const GElf_Sym *sym, const char *name, void *arg)
+{
+	struct syms_walk *w = arg;
+	GElf_Sym s = *sym;
+	int type = GELF_ST_TYPE(s.st_info);
+
+	if (type != STT_FUNC && type != STT_OBJECT)
+		return true;
+	if (w->rel && !rel_sym_addr(w->d, &s))
+		return true;
+	if (type == STT_FUNC)
+		symtab_add(&w->d->funcs, &w->fcap, &s, name);
+	else
+		symtab_add(&w->d->objs, &w->ocap, &s, name);
+	return true;
+}
+
 static void syms_load(struct kdwarf *d)
 {
-	Elf_Scn *scn = NULL;
-	size_t fcap = 0, ocap = 0;
+	struct syms_walk w = { .d = d };
 	GElf_Ehdr eh;
-	bool rel;
 
 	if (d->syms_loaded)
 		return;
 	d->syms_loaded = true;
-	rel = gelf_getehdr(d->elf, &eh) && eh.e_type == ET_REL;
-	while ((scn = elf_nextscn(d->elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		size_t i, n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
-		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
-			GElf_Sym s;
-			const char *name;
-			int type;
-
-			if (!gelf_getsym(data, (int)i, &s) ||
-			    s.st_shndx == SHN_UNDEF)
-				continue;
-			type = GELF_ST_TYPE(s.st_info);
-			if (type != STT_FUNC && type != STT_OBJECT)
-				continue;
-			if (rel && !rel_sym_addr(d, &s))
-				continue;
-			name = elf_strptr(d->elf, sh.sh_link, s.st_name);
-			if (!name || !*name)
-				continue;
-			if (type == STT_FUNC)
-				symtab_add(&d->funcs, &fcap, &s, name);
-			else
-				symtab_add(&d->objs, &ocap, &s, name);
-		}
-	}
+	w.rel = gelf_getehdr(d->elf, &eh) && eh.e_type == ET_REL;
+	elf_each_symbol(d->elf, SHT_SYMTAB, sym_one, &w);
 	symtab_sort(&d->funcs);
 	symtab_sort(&d->objs);
 }

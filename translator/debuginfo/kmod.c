@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "debuginfo/kmod.h"
+#include "debuginfo/elfsym.h"
 #include "util.h"
 
 #include <errno.h>
@@ -156,37 +157,30 @@ char *kmod_read(const char *path, size_t *len, char **err)
 	return out;
 }
 
+struct func_find {
+	const char *name;
+	bool found;
+};
+
+static bool func_is(const GElf_Sym *s, const char *name, void *arg)
+{
+	struct func_find *f = arg;
+
+	f->found = GELF_ST_TYPE(s->st_info) == STT_FUNC &&
+		   !strcmp(name, f->name);
+	return !f->found;
+}
+
 bool kmod_elf_has_func(char *img, size_t len, const char *name)
 {
+	struct func_find f = { name, false };
 	Elf *e;
-	Elf_Scn *scn = NULL;
-	bool found = false;
 
 	if (elf_version(EV_CURRENT) == EV_NONE || !(e = elf_memory(img, len)))
 		return false;
-	while (!found && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		size_t i, n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
-		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n && !found; i++) {
-			GElf_Sym s;
-			const char *sn;
-
-			if (!gelf_getsym(data, (int)i, &s) ||
-			    GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-			    s.st_shndx == SHN_UNDEF)
-				continue;
-			sn = elf_strptr(e, sh.sh_link, s.st_name);
-			found = sn && !strcmp(sn, name);
-		}
-	}
+	elf_each_symbol(e, SHT_SYMTAB, func_is, &f);
 	elf_end(e);
-	return found;
+	return f.found;
 }
 
 /* ------------------------------------------------------- the list */

@@ -9,6 +9,7 @@
  * when the probe is registered.
  */
 #include "debuginfo/ksyms.h"
+#include "debuginfo/elfsym.h"
 #include "util.h"
 
 #include <errno.h>
@@ -94,10 +95,16 @@ static int load_kallsyms(struct ksyms *s, const char *path, char **err)
 	return 0;
 }
 
+static bool symtab_one(const GElf_Sym *sym, const char *name, void *arg)
+{
+	if (GELF_ST_TYPE(sym->st_info) == STT_FUNC && wanted(name))
+		add(arg, name, strlen(name));
+	return true;
+}
+
 static int load_symtab(struct ksyms *s, const char *path, char **err)
 {
 	Elf *elf = NULL;
-	Elf_Scn *scn = NULL;
 	int fd, rc = -1;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
@@ -114,30 +121,8 @@ static int load_symtab(struct ksyms *s, const char *path, char **err)
 		err_set(err, "%s: %s", path, elf_errmsg(-1));
 		goto out;
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i, n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
-		    !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; d && i < n; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(d, (int)i, &sym) ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    sym.st_shndx == SHN_UNDEF)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (name && wanted(name))
-				add(s, name, strlen(name));
-		}
+	if (elf_each_symbol(elf, SHT_SYMTAB, symtab_one, s))
 		rc = 0;
-	}
 	if (rc)
 		err_set(err, "%s has no symbol table", path);
 	s->source = "the debuginfo vmlinux";

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "debuginfo/uelf.h"
+#include "debuginfo/elfsym.h"
 #include "debuginfo/dwarf.h"
 #include "util.h"
 
@@ -439,31 +440,39 @@ int uelf_offset(const struct uelf *u, uint64_t vaddr, uint64_t *off)
 	return -ENOENT;
 }
 
+struct exported_walk {
+	struct uelf *u;
+	size_t cap;
+};
+
+static bool exported_one(const GElf_Sym *s, const char *name, void *arg)
+{
+	struct exported_walk *w = arg;
+	struct uelf *u = w->u;
+
+	if (GELF_ST_TYPE(s->st_info) != STT_FUNC ||
+	    GELF_ST_BIND(s->st_info) == STB_LOCAL)
+		return true;
+	if (u->nexported == w->cap) {
+		const char **grown;
+
+		w->cap = w->cap ? 2 * w->cap : 256;
+		grown = arena_alloc(u->arena, w->cap * sizeof(char *));
+		if (u->nexported)
+			memcpy(grown, u->exported,
+			       u->nexported * sizeof(char *));
+		u->exported = grown;
+	}
+	u->exported[u->nexported++] = name;
+	return true;
+}
+
 /* The defined, non-local function names of .dynsym. */
 static void load_exported(struct uelf *u)
 {
-	GElf_Shdr sh;
-	Elf_Scn *scn = find_type(u->elf, SHT_DYNSYM, &sh);
-	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
-	size_t i, n;
+	struct exported_walk w = { u, 0 };
 
-	if (!data || !sh.sh_entsize)
-		return;
-	n = sh.sh_size / sh.sh_entsize;
-	u->exported = arena_alloc(u->arena, (n ? n : 1) * sizeof(char *));
-	for (i = 0; i < n; i++) {
-		GElf_Sym s;
-		const char *name;
-
-		if (!gelf_getsym(data, (int)i, &s) ||
-		    s.st_shndx == SHN_UNDEF ||
-		    GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-		    GELF_ST_BIND(s.st_info) == STB_LOCAL)
-			continue;
-		name = elf_strptr(u->elf, sh.sh_link, s.st_name);
-		if (name && *name)
-			u->exported[u->nexported++] = name;
-	}
+	elf_each_symbol(u->elf, SHT_DYNSYM, exported_one, &w);
 	if (u->nexported)
 		qsort(u->exported, u->nexported, sizeof(char *), cmp_strp);
 }
@@ -500,30 +509,28 @@ static void add_sym(struct uelf *u, size_t *cap, const GElf_Sym *s,
 /* Functions of .symtab, or of .dynsym in a stripped file; a name with
  * a symbol version ("memcpy@GLIBC_2.2.5") is kept once, by address.
  */
+struct syms_walk {
+	struct uelf *u;
+	size_t cap;
+};
+
+static bool sym_one(const GElf_Sym *s, const char *name, void *arg)
+{
+	struct syms_walk *w = arg;
+
+	if (s->st_value && GELF_ST_TYPE(s->st_info) == STT_FUNC)
+		add_sym(w->u, &w->cap, s, name);
+	return true;
+}
+
 static void load_symbols(struct uelf *u)
 {
-	GElf_Shdr sh;
-	Elf_Scn *scn = find_type(u->elf, SHT_SYMTAB, &sh);
-	Elf_Data *data;
-	size_t i, n, cap = 0, j = 0;
+	struct syms_walk w = { u, 0 };
+	size_t i, j = 0;
 
-	u->has_symtab = scn != NULL;
-	if (!scn)
-		scn = find_type(u->elf, SHT_DYNSYM, &sh);
-	data = scn ? elf_getdata(scn, NULL) : NULL;
-	n = data && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-	for (i = 0; i < n; i++) {
-		GElf_Sym s;
-		const char *name;
-
-		if (!gelf_getsym(data, (int)i, &s) ||
-		    s.st_shndx == SHN_UNDEF || !s.st_value ||
-		    GELF_ST_TYPE(s.st_info) != STT_FUNC)
-			continue;
-		name = elf_strptr(u->elf, sh.sh_link, s.st_name);
-		if (name && *name)
-			add_sym(u, &cap, &s, name);
-	}
+	u->has_symtab = elf_each_symbol(u->elf, SHT_SYMTAB, sym_one, &w) > 0;
+	if (!u->has_symtab)
+		elf_each_symbol(u->elf, SHT_DYNSYM, sym_one, &w);
 	if (u->nsyms)
 		qsort(u->syms, u->nsyms, sizeof(*u->syms), sym_addr_cmp);
 	for (i = 0; i < u->nsyms; i++)

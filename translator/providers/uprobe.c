@@ -991,36 +991,10 @@ static struct tref *new_tref(struct prov_ctx *c)
 static struct tref *tref_of_var(struct prov_ctx *c, const struct uvar *v,
 				const char **why)
 {
-	struct tref *r = new_tref(c);
+	struct tref *r = target_of_loc(c->s->arena, v->type, &v->loc, why);
 
-	r->type = r->final = v->type;
-	r->reg = v->loc.reg;
-	r->sp_off = v->loc.offset;
-	switch (v->loc.kind) {
-	case KLOC_REG:
-		r->base = TRB_REG;
-		break;
-	case KLOC_MEM:
-		r->base = TRB_MEM;
-		r->in_mem = true;
-		break;
-	case KLOC_REG_VALUE:
-		r->base = TRB_REGVAL;
-		break;
-	case KLOC_CONST:
-		r->base = TRB_CONSTV;
-		r->value = v->loc.value;
-		break;
-	case KLOC_OPTIMIZED:
-		*why = "optimized out at this address";
-		return NULL;
-	case KLOC_STATIC:
-		*why = "a static variable, which is not supported yet";
-		return NULL;
-	default:
-		*why = v->loc.why ? v->loc.why : "location not supported";
-		return NULL;
-	}
+	if (r)
+		r->user = true;
 	return r;
 }
 
