@@ -32,6 +32,9 @@
 #ifndef MAXSKIPPED
 #define MAXSKIPPED 100
 #endif
+#ifndef MAXURETPROBE_FRAMES
+#define MAXURETPROBE_FRAMES 256		/* per .return probe with @entry */
+#endif
 #ifndef MINSTACKSPACE
 #define MINSTACKSPACE 1024
 #endif

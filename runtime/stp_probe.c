@@ -102,7 +102,7 @@ void _stp_probe_run_sampled(const struct stp_probe *p, struct pt_regs *regs,
 {
 	__this_cpu_write(_stp_lean_tick, STP_LEAN_SAMPLE - 1);
 	__stp_probe_run_w(p, p->handler, regs, ri, targs, want_state, false,
-			  STP_LEAN_SAMPLE ? STP_LEAN_SAMPLE : 1);
+			  STP_LEAN_SAMPLE ? STP_LEAN_SAMPLE : 1, NULL);
 }
 
 void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,

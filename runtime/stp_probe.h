@@ -37,6 +37,7 @@ struct context {
 	struct pt_regs *uregs;		/* user registers, may be NULL */
 	bool user_mode_p;
 	struct kretprobe_instance *ri;
+	void *edata;			/* a uretprobe's values saved at entry */
 	const u64 *targs;		/* tracepoint arguments */
 	/* error state of the running handler */
 	const char *last_error;		/* NULL = no error */

@@ -81,6 +81,7 @@ __stp_probe_enter(const struct stp_probe *p, int want_state)
 	c->uregs = NULL;
 	c->user_mode_p = false;
 	c->ri = NULL;
+	c->edata = NULL;
 	c->targs = NULL;
 	c->last_error = NULL;
 	c->last_stmt = NULL;
@@ -157,7 +158,8 @@ static __always_inline int
 __stp_probe_run_w(const struct stp_probe *p,
 		  void (*handler)(struct context *), struct pt_regs *regs,
 		  struct kretprobe_instance *ri, const u64 *targs,
-		  int want_state, bool may_print, unsigned int weight)
+		  int want_state, bool may_print, unsigned int weight,
+		  void *edata)
 {
 	struct context *c;
 	int rc = -1;
@@ -168,6 +170,7 @@ __stp_probe_run_w(const struct stp_probe *p,
 	if (likely(c)) {
 		c->regs = regs;
 		c->ri = ri;
+		c->edata = edata;
 		c->targs = targs;
 		if (regs && user_mode(regs)) {
 			c->uregs = regs;
@@ -189,7 +192,19 @@ __stp_probe_run_flags(const struct stp_probe *p,
 		      int want_state, bool may_print)
 {
 	return __stp_probe_run_w(p, handler, regs, ri, targs, want_state,
-				 may_print, 1);
+				 may_print, 1, NULL);
+}
+
+/* A uretprobe's run, and the run of its entry part, with the values
+ * saved at entry (stp_uprobe.c finds them by task and stack pointer).
+ */
+static __always_inline int
+__stp_probe_run_edata(const struct stp_probe *p,
+		      void (*handler)(struct context *), struct pt_regs *regs,
+		      void *edata, int want_state, bool may_print)
+{
+	return __stp_probe_run_w(p, handler, regs, NULL, NULL, want_state,
+				 may_print, 1, edata);
 }
 
 /* A lean handler (the translator's emit.c says which are: integer

@@ -8,6 +8,7 @@
 #include "stp_session.c"
 #include "stp_kprobe.c"
 #include "stp_tracepoint.c"
+#include "stp_uframe.c"
 #include "stp_uprobe.c"
 #include "stp_task.c"
 #include "stp_main.c"

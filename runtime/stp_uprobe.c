@@ -21,7 +21,9 @@
 #include <linux/sched/mm.h>
 #include <linux/uprobes.h>
 
+#include "stp_session.h"
 #include "stp_task.h"
+#include "stp_uframe.h"
 #include "stp_uprobe.h"
 
 /* ------------------------------------------------------------ filtering */
@@ -67,6 +69,14 @@ static bool _stp_uprobe_filter(struct uprobe_consumer *uc,
 }
 #endif
 
+/* A frame of entry values is keyed by its task and the stack pointer
+ * its return will have: on x86-64 the entry's sp (the return address's
+ * slot) + 8, as the ret has popped the return address by the time the
+ * uretprobe runs (both through the int3 trampoline and 6.12's uretprobe
+ * syscall, which puts back the sp of the ret).
+ */
+#define STP_URET_SP(entry_sp) ((entry_sp) + sizeof(long))
+
 /* -------------------------------------------------------- the callbacks */
 
 /* A hit outside the target's tree (a process forked from one that had
@@ -100,9 +110,47 @@ static int _stp_uretprobe_hit(struct uprobe_consumer *uc, unsigned long func,
 			      )
 {
 	struct stp_uprobe *up = container_of(uc, struct stp_uprobe, uc);
+	struct stp_uframe *f;
 
+	if (!up->frames) {
+		if (_stp_task_in_target(current))
+			up->handler(up, regs);
+		return 0;
+	}
+	/* no frame: its entry was skipped (counted) or failed */
+	f = _stp_uframe_find(up->frames, current, regs->sp);
+	if (!f)
+		return 0;
 	if (_stp_task_in_target(current))
-		up->handler(up, regs);
+		up->ret_handler(up, regs, _stp_uframe_data(up->frames, f));
+	_stp_uframe_done(up->frames, f, false);
+	return 0;
+}
+
+/* The entry of a .return probe with entry values, on the same consumer
+ * (a consumer with both callbacks is how the kernel sees an entry and
+ * its return): the values go into a frame for the return.
+ */
+static int _stp_uretprobe_entry_hit(struct uprobe_consumer *uc,
+				    struct pt_regs *regs
+#ifdef STAPCONF_UPROBE_HANDLER_DATA
+				    , __u64 *data
+#endif
+				    )
+{
+	struct stp_uprobe *up = container_of(uc, struct stp_uprobe, uc);
+	struct stp_uframe *f;
+
+	if (!_stp_task_in_target(current))
+		return UPROBE_HANDLER_REMOVE;
+	f = _stp_uframe_claim(up->frames, current, STP_URET_SP(regs->sp));
+	if (!f) {
+		_stp_probe_skipped();
+		return 0;
+	}
+	_stp_uframe_done(up->frames, f,
+			 !up->entry_handler(up, regs,
+					    _stp_uframe_data(up->frames, f)));
 	return 0;
 }
 
@@ -169,6 +217,16 @@ static int _stp_uprobe_inode(struct stp_uprobe *up)
 	return rc;
 }
 
+/* What a probe holds while registered: its file and its frames. */
+static void _stp_uprobe_let_go(struct stp_uprobe *up)
+{
+	if (up->inode)
+		iput(up->inode);
+	up->inode = NULL;
+	_stp_uframes_free(up->frames);
+	up->frames = NULL;
+}
+
 static int _stp_uprobe_register_one(struct stp_uprobe *up)
 {
 	int rc;
@@ -178,11 +236,19 @@ static int _stp_uprobe_register_one(struct stp_uprobe *up)
 		up->uc.ret_handler = _stp_uretprobe_hit;
 	else
 		up->uc.handler = _stp_uprobe_hit;
+	if (up->ret && up->data_size) {
+		up->frames = _stp_uframes_new(up->data_size);
+		if (!up->frames)
+			return -ENOMEM;
+		up->uc.handler = _stp_uretprobe_entry_hit;
+	}
 	if (_stp_target_pid())
 		up->uc.filter = _stp_uprobe_filter;
 	rc = _stp_uprobe_inode(up);
-	if (rc)
+	if (rc) {
+		_stp_uprobe_let_go(up);
 		return rc;
+	}
 #ifdef STAPCONF_UPROBE_REGISTER_UPROBE
 	up->uprobe = uprobe_register(up->inode, up->offset, up->sdt_sem,
 				     &up->uc);
@@ -194,8 +260,7 @@ static int _stp_uprobe_register_one(struct stp_uprobe *up)
 				    &up->uc);
 #endif
 	if (rc) {
-		iput(up->inode);
-		up->inode = NULL;
+		_stp_uprobe_let_go(up);
 		return rc;
 	}
 	up->registered = true;
@@ -270,7 +335,6 @@ void _stp_uprobes_unregister(struct stp_uprobe *ups, int n)
 			continue;
 		ups[i].registered = false;
 		ups[i].uprobe = NULL;
-		iput(ups[i].inode);
-		ups[i].inode = NULL;
+		_stp_uprobe_let_go(&ups[i]);
 	}
 }

@@ -30,7 +30,28 @@ struct stp_uprobe {
 	struct inode *inode;	/* held from register to unregister */
 	struct uprobe *uprobe;	/* the kernel's, where it returns one */
 	bool registered;
+	/* A .return probe with values saved at entry (data_size > 0):
+	 * entry_handler runs at the function's entry and fills data,
+	 * which ret_handler gets at the return (instead of handler).  A
+	 * nonzero return of entry_handler drops the frame's return.
+	 */
+	int (*entry_handler)(struct stp_uprobe *up, struct pt_regs *regs,
+			     void *data);
+	int (*ret_handler)(struct stp_uprobe *up, struct pt_regs *regs,
+			   void *data);
+	size_t data_size;
+	/* runtime-private: the frames in flight, from register on */
+	struct stp_uframes *frames;
 };
+
+/* Frames of a .return probe with entry values: MAXURETPROBE_FRAMES
+ * slots per probe, allocated at registration, each held from a task's
+ * entry to its return and found again by task and stack pointer (so
+ * recursion and threads work).  A frame left without a return (longjmp)
+ * is reclaimed at the task's next entry or return at or above it, or,
+ * when the table is full, once its task is gone.  An entry that finds
+ * no free slot is counted as skipped, and its return does not run.
+ */
 
 /* Register every probe of the table, after the session's target is
  * known (START): with -c/-x a probe only fires in the target's process

@@ -1308,12 +1308,19 @@ static void gen_target(struct emitter *em, struct strbuf *o,
 	em->uread = old;
 }
 
+/* Where dp's values saved at entry are, from the context c. */
+static const char *entry_data(const struct derived_probe *dp)
+{
+	return dp->prov && dp->prov->entry_data ? dp->prov->entry_data :
+	       "c->ri->data";
+}
+
 /* A value saved at entry, read in the .return handler. */
 static void gen_entry_slot(struct emitter *em, struct strbuf *o,
 			   const struct expr *e)
 {
-	sb_printf(o, "(((struct stp_entry_%d *)c->ri->data)->s%d)",
-		  em->dp->index, e->tref->slot);
+	sb_printf(o, "(((struct stp_entry_%d *)%s)->s%d)",
+		  em->dp->index, entry_data(em->dp), e->tref->slot);
 }
 
 static void gen_expr(struct emitter *em, struct strbuf *o,
@@ -2124,7 +2131,8 @@ static void gen_function(struct emitter *em, struct func *f)
 }
 
 /* A .return probe's entry handler: evaluates the @entry expressions and
- * keeps them in the kretprobe instance for the return handler.
+ * keeps them for the return handler, where the provider says (the
+ * kretprobe instance, a uretprobe's frame).
  */
 static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 {
@@ -2153,15 +2161,18 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	sb_puts(d, ",\n\t.location = ");
 	c_quote(d, arena_printf(em->s->arena, "%s:%d:%d", l->file ?
 				l->file->name : "?", l->line, l->col));
-	sb_printf(d, ",\n\t.index = %d,\n\t.type = STP_PROBE_KPROBE,\n"
-		  "\t.handler = %s,\n};\n\n", dp->index, cn);
+	sb_printf(d, ",\n\t.index = %d,\n\t.type = %s,\n"
+		  "\t.handler = %s,\n};\n\n", dp->index,
+		  dp->prov && dp->prov->entry_type ? dp->prov->entry_type :
+		  "STP_PROBE_KPROBE", cn);
 	em->b = b;
 	em->depth = 1;
 	sb_printf(&b->text, "/* entry of probe %s */\nstatic void %s(struct "
 		  "context *c)\n{\n", dp->name, cn);
 	line(em, "struct %s *l = &c->probe_locals.p%d_entry;",
 	     b->locals_type, dp->index);
-	line(em, "struct stp_entry_%d *d = (void *)c->ri->data;", dp->index);
+	line(em, "struct stp_entry_%d *d = (void *)%s;", dp->index,
+	     entry_data(dp));
 	line(em, "(void)l;");
 	line(em, "if (!stp_probe_%d_lock())", dp->index);
 	line(em, "\treturn;");

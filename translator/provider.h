@@ -69,6 +69,13 @@ struct provider {
 	 */
 	int (*resolve_entry)(struct prov_ctx *c, struct derived_probe *dp,
 			     struct expr *e);
+	/* Pass 3, where the values saved at entry are: C for a pointer to
+	 * them from the handlers' context c, and the STP_PROBE_* type the
+	 * entry part runs as; NULL for a kretprobe's (c->ri->data,
+	 * STP_PROBE_KPROBE).
+	 */
+	const char *entry_data;
+	const char *entry_type;
 	/* stap -l/-L: the point as listed, when it says more than dp->name
 	 * (a function's file and line from DWARF); NULL to use dp->name.
 	 */

@@ -21,6 +21,8 @@
 #                      program that needs it ($ORIGIN runpath)
 #   cxx                C++: namespace, class, overloads
 #   usdt               SDT markers with semaphores
+#   recurse            recursion and longjmp, for .return probes that
+#                      read values saved at entry
 
 set -eu
 
@@ -33,7 +35,7 @@ out=$2
 CC=${CC:-gcc}
 CXX=${CXX:-g++}
 mkdir -p "$out"
-for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c; do
+for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
@@ -65,3 +67,4 @@ $CC -g -O0 -fPIC -shared -o libtrace.so libtrace.c
 $CC -g -O0 -o uselib uselib.c -L. -ltrace -Wl,-rpath,'$ORIGIN'
 $CXX -g -O0 -o cxx cxx.cc
 $CC -g -O0 -o usdt usdt.c
+$CC -g -O0 -o recurse recurse.c

@@ -1165,17 +1165,38 @@ static int return_value(struct prov_ctx *c, struct uprobe *u,
 	return target_bind(c, e, r);
 }
 
-/* A .return probe would read parameters as they were at entry, which
- * needs a value saved at entry: not there yet for uprobes.
- */
-static int at_return(struct prov_ctx *c, struct uprobe *u, struct expr *e)
+/* e, bound, becomes the next value dp saves at entry. */
+static void save_at_entry(struct prov_ctx *c, struct derived_probe *dp,
+			  struct expr *e, struct expr *saved)
 {
+	struct tref *r = arena_alloc(c->s->arena, sizeof(*r));
+
+	r->base = TRB_ENTRY;
+	r->slot = dp->entry_exprs.n;
+	r->saved = saved;
+	e->tref = r;
+	vec_push(c->s->arena, &dp->entry_exprs, e);
+}
+
+/* In a .return probe a parameter or local is read as it was at entry:
+ * the bound expression e turns into @entry(e), kept in a frame of the
+ * runtime from the entry to the return.
+ */
+static int at_return(struct prov_ctx *c, struct derived_probe *dp,
+		     struct expr *e)
+{
+	const struct uprobe *u = dp->priv;
+	struct expr *inner;
+
 	if (!u->ret || c->at_entry)
 		return 0;
-	prov_error(c, e->loc, "'%s' in a .return probe of a user-space "
-		   "function would be read at entry (@entry), which is not "
-		   "supported yet", e->name);
-	return -1;
+	inner = arena_alloc(c->s->arena, sizeof(*inner));
+	*inner = *e;
+	memset(&e->comps, 0, sizeof(e->comps));
+	e->kind = EX_ENTRY;
+	e->a = inner;
+	save_at_entry(c, dp, e, inner);
+	return 0;
 }
 
 static int bind_var(struct prov_ctx *c, const struct derived_probe *dp,
@@ -1235,11 +1256,10 @@ static int up_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 		       return_value(c, u, e);
 	if (!strcmp(e->name, "$$return"))
 		return bind_list(c, u, e);
-	if (at_return(c, u, e))
+	if (target_is_list(e->name) ? bind_list(c, u, e) :
+	    bind_var(c, dp, u, e))
 		return -1;
-	if (target_is_list(e->name))
-		return bind_list(c, u, e);
-	return bind_var(c, dp, u, e);
+	return at_return(c, dp, e);
 }
 
 static int up_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
@@ -1247,10 +1267,13 @@ static int up_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 {
 	const struct uprobe *u = dp->priv;
 
-	prov_error(c, e->loc, u->ret ? "@entry in a .return probe of a "
-		   "user-space function is not supported yet" :
-		   "@entry is only valid in a .return probe handler");
-	return -1;
+	if (!u->ret) {
+		prov_error(c, e->loc, "@entry is only valid in a .return "
+			   "probe handler");
+		return -1;
+	}
+	save_at_entry(c, dp, e, e->a);
+	return 0;
 }
 
 /* ------------------------------------------------------------ listing */
@@ -1298,6 +1321,29 @@ static void c_string(struct strbuf *d, const char *s)
 	sb_putc(d, '"');
 }
 
+/* A .return probe with values saved at entry: its entry part fills a
+ * frame of the runtime (nonzero: no return for this frame), and its
+ * return part reads it.
+ */
+static void emit_entry_handlers(struct emitter *em, struct strbuf *d,
+				struct derived_probe *dp)
+{
+	int n = dp->index;
+	const char *print = emit_probe_may_print(em, dp) ? "true" : "false";
+
+	sb_printf(d, "static int stp_up_%d_entry(struct stp_uprobe *up, "
+		  "struct pt_regs *regs,\n\t\t\t  void *data)\n{\n"
+		  "\treturn __stp_probe_run_edata(&stp_entry_probe_%d, "
+		  "stp_probe_%d_entry,\n\t\t\t\t     regs, data, "
+		  "STAP_SESSION_RUNNING, %s) ? 1 : 0;\n}\n\n", n, n, n,
+		  print);
+	sb_printf(d, "static int stp_up_%d_ret(struct stp_uprobe *up, "
+		  "struct pt_regs *regs,\n\t\t\tvoid *data)\n{\n"
+		  "\t__stp_probe_run_edata(%s, stp_probe_%d, regs, data,\n"
+		  "\t\t\t      STAP_SESSION_RUNNING, %s);\n"
+		  "\treturn 0;\n}\n\n", n, emit_probe_ref(em, dp), n, print);
+}
+
 /* Each probe's callback: the runtime's fast path, inline.  A uprobe
  * handler runs in the task, preemptible.
  */
@@ -1306,6 +1352,10 @@ static void emit_handler(struct emitter *em, struct strbuf *d,
 {
 	int n = dp->index;
 
+	if (dp->entry_exprs.n) {
+		emit_entry_handlers(em, d, dp);
+		return;
+	}
 	sb_printf(d, "static int stp_up_%d(struct stp_uprobe *up, "
 		  "struct pt_regs *regs)\n{\n", n);
 	if (emit_probe_lean(em, dp))
@@ -1344,8 +1394,17 @@ static void up_emit_group(struct emitter *em, struct vec *dps)
 			sb_puts(d, "\t\t.ret = true,\n");
 		if (u->must)
 			sb_puts(d, "\t\t.must = true,\n");
-		sb_printf(d, "\t\t.probe = %s,\n\t\t.handler = stp_up_%d,\n"
-			  "\t},\n", emit_probe_ref(em, dp), dp->index);
+		sb_printf(d, "\t\t.probe = %s,\n", emit_probe_ref(em, dp));
+		if (dp->entry_exprs.n)
+			sb_printf(d, "\t\t.entry_handler = stp_up_%d_entry,\n"
+				  "\t\t.ret_handler = stp_up_%d_ret,\n"
+				  "\t\t.data_size = sizeof(struct "
+				  "stp_entry_%d),\n", dp->index, dp->index,
+				  dp->index);
+		else
+			sb_printf(d, "\t\t.handler = stp_up_%d,\n",
+				  dp->index);
+		sb_puts(d, "\t},\n");
 	}
 	sb_puts(d, "};\n\n");
 	sb_printf(emit_out(em, EMIT_START),
@@ -1372,6 +1431,8 @@ const struct provider uprobe_provider = {
 	.build = up_build,
 	.resolve_target = up_resolve_target,
 	.resolve_entry = up_resolve_entry,
+	.entry_data = "c->edata",
+	.entry_type = "STP_PROBE_UPROBE",
 	.list_vars = up_list_vars,
 	.emit_group = up_emit_group,
 	.probe_type = up_probe_type,

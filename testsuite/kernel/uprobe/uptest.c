@@ -24,6 +24,7 @@
 #include "stp_mem.c"
 #include "stp_session.c"
 #include "stp_tracepoint.c"
+#include "stp_uframe.c"
 #include "stp_uprobe.c"
 #include "stp_task.c"
 #include "stp_ctl.c"
