@@ -311,7 +311,14 @@ void _stp_transport_flush(void)
 		tc->ov_len = 0;
 		tc->ov_head = 0;
 	}
-	relay_flush(_stp_relay_chan);
+	/* No relay_flush(): staprun read()s, which takes the bytes of a
+	 * sub-buffer in progress as they are.  A flush would close every
+	 * CPU's sub-buffer with padding, from this CPU, while staprun may
+	 * be reading: a reader that saw the new sub-buffer but not yet its
+	 * predecessor's padding took the unwritten rest of it (a whole
+	 * sub-buffer of NULs for a CPU that printed nothing).  Without a
+	 * flush a sub-buffer is only left full, with no padding at all.
+	 */
 }
 
 u64 _stp_transport_lost(void)
