@@ -28,6 +28,39 @@
 
 /* ------------------------------------------------------------ filtering */
 
+/* Whether mm runs the program a library probe is limited to. */
+static bool _stp_uprobe_exe_is(struct mm_struct *mm, struct inode *inode)
+{
+	struct file *f;
+	bool is;
+
+	rcu_read_lock();
+	f = rcu_dereference(mm->exe_file);
+	is = f && file_inode(f) == inode;
+	rcu_read_unlock();
+	return is;
+}
+
+/* Whether task t, running mm, may run up's probe: it is in the
+ * target's process tree, the process the probe names (process(PID))
+ * and runs the program a library probe belongs to.
+ */
+static bool _stp_uprobe_task_wanted(const struct stp_uprobe *up,
+				    struct task_struct *t)
+{
+	if (up->pid && task_tgid_nr(t) != up->pid)
+		return false;
+	return _stp_task_in_target(t);
+}
+
+static bool _stp_uprobe_wanted(const struct stp_uprobe *up)
+{
+	if (up->exe_inode &&
+	    !(current->mm && _stp_uprobe_exe_is(current->mm, up->exe_inode)))
+		return false;
+	return _stp_uprobe_task_wanted(up, current);
+}
+
 /* The filter of the consumers, asked when a breakpoint would go into an
  * address space: at registration for every process mapping the file
  * (current is staprun then) and at every mmap of it, exec included
@@ -35,20 +68,23 @@
  * let in; the handler's own check removes the breakpoint from it at its
  * first hit.
  */
-static bool _stp_uprobe_mm_wanted(struct mm_struct *mm)
+static bool _stp_uprobe_mm_wanted(const struct stp_uprobe *up,
+				  struct mm_struct *mm)
 {
 	bool in = true;
 #ifdef CONFIG_MEMCG
 	struct task_struct *owner;
 #endif
 
+	if (up->exe_inode && !_stp_uprobe_exe_is(mm, up->exe_inode))
+		return false;
 	if (current->mm == mm)
-		return _stp_task_in_target(current);
+		return _stp_uprobe_task_wanted(up, current);
 #ifdef CONFIG_MEMCG
 	rcu_read_lock();
 	owner = rcu_dereference(mm->owner);
 	if (owner)
-		in = _stp_task_in_target(owner);
+		in = _stp_uprobe_task_wanted(up, owner);
 	rcu_read_unlock();
 #endif
 	return in;
@@ -58,14 +94,16 @@ static bool _stp_uprobe_mm_wanted(struct mm_struct *mm)
 static bool _stp_uprobe_filter(struct uprobe_consumer *uc,
 			       struct mm_struct *mm)
 {
-	return _stp_uprobe_mm_wanted(mm);
+	return _stp_uprobe_mm_wanted(container_of(uc, struct stp_uprobe, uc),
+				     mm);
 }
 #else
 static bool _stp_uprobe_filter(struct uprobe_consumer *uc,
 			       enum uprobe_filter_ctx ctx,
 			       struct mm_struct *mm)
 {
-	return _stp_uprobe_mm_wanted(mm);
+	return _stp_uprobe_mm_wanted(container_of(uc, struct stp_uprobe, uc),
+				     mm);
 }
 #endif
 
@@ -93,7 +131,7 @@ static int _stp_uprobe_hit(struct uprobe_consumer *uc, struct pt_regs *regs
 {
 	struct stp_uprobe *up = container_of(uc, struct stp_uprobe, uc);
 
-	if (!_stp_task_in_target(current))
+	if (!_stp_uprobe_wanted(up))
 		return UPROBE_HANDLER_REMOVE;
 	up->handler(up, regs);
 	return 0;
@@ -113,7 +151,7 @@ static int _stp_uretprobe_hit(struct uprobe_consumer *uc, unsigned long func,
 	struct stp_uframe *f;
 
 	if (!up->frames) {
-		if (_stp_task_in_target(current))
+		if (_stp_uprobe_wanted(up))
 			up->handler(up, regs);
 		return 0;
 	}
@@ -121,7 +159,7 @@ static int _stp_uretprobe_hit(struct uprobe_consumer *uc, unsigned long func,
 	f = _stp_uframe_find(up->frames, current, regs->sp);
 	if (!f)
 		return 0;
-	if (_stp_task_in_target(current))
+	if (_stp_uprobe_wanted(up))
 		up->ret_handler(up, regs, _stp_uframe_data(up->frames, f));
 	_stp_uframe_done(up->frames, f, false);
 	return 0;
@@ -141,7 +179,7 @@ static int _stp_uretprobe_entry_hit(struct uprobe_consumer *uc,
 	struct stp_uprobe *up = container_of(uc, struct stp_uprobe, uc);
 	struct stp_uframe *f;
 
-	if (!_stp_task_in_target(current))
+	if (!_stp_uprobe_wanted(up))
 		return UPROBE_HANDLER_REMOVE;
 	f = _stp_uframe_claim(up->frames, current, STP_URET_SP(regs->sp));
 	if (!f) {
@@ -217,12 +255,31 @@ static int _stp_uprobe_inode(struct stp_uprobe *up)
 	return rc;
 }
 
-/* What a probe holds while registered: its file and its frames. */
+/* The inode of the program a library probe is limited to. */
+static int _stp_uprobe_exe_inode(struct stp_uprobe *up)
+{
+	struct path path;
+	int rc;
+
+	if (!up->exe)
+		return 0;
+	rc = kern_path(up->exe, LOOKUP_FOLLOW, &path);
+	if (rc)
+		return rc;
+	up->exe_inode = igrab(d_inode(path.dentry));
+	path_put(&path);
+	return up->exe_inode ? 0 : -ENOENT;
+}
+
+/* What a probe holds while registered: its files and its frames. */
 static void _stp_uprobe_let_go(struct stp_uprobe *up)
 {
 	if (up->inode)
 		iput(up->inode);
 	up->inode = NULL;
+	if (up->exe_inode)
+		iput(up->exe_inode);
+	up->exe_inode = NULL;
 	_stp_uframes_free(up->frames);
 	up->frames = NULL;
 }
@@ -242,9 +299,11 @@ static int _stp_uprobe_register_one(struct stp_uprobe *up)
 			return -ENOMEM;
 		up->uc.handler = _stp_uretprobe_entry_hit;
 	}
-	if (_stp_target_pid())
+	if (_stp_target_pid() || up->pid || up->exe)
 		up->uc.filter = _stp_uprobe_filter;
 	rc = _stp_uprobe_inode(up);
+	if (!rc)
+		rc = _stp_uprobe_exe_inode(up);
 	if (rc) {
 		_stp_uprobe_let_go(up);
 		return rc;

@@ -21,6 +21,9 @@ struct stp_uprobe {
 	const char *path;	/* absolute path of the ELF file */
 	unsigned long offset;	/* file offset of the probed insn */
 	unsigned long sdt_sem;	/* file offset of a USDT semaphore or 0 */
+	const char *exe;	/* library probes: only in processes running
+				 * this program (absolute path), or NULL */
+	pid_t pid;		/* process(PID): only in this process, or 0 */
 	bool ret;		/* a .return probe (uretprobe) */
 	bool must;		/* failure to register fails the start */
 	const struct stp_probe *probe;
@@ -28,6 +31,7 @@ struct stp_uprobe {
 	/* runtime-private, left zero by the translator */
 	struct uprobe_consumer uc;
 	struct inode *inode;	/* held from register to unregister */
+	struct inode *exe_inode; /* exe's, likewise */
 	struct uprobe *uprobe;	/* the kernel's, where it returns one */
 	bool registered;
 	/* A .return probe with values saved at entry (data_size > 0):

@@ -19,6 +19,8 @@
 #   trace-bare         stripped, no debuginfo anywhere
 #   libtrace.so uselib a shared library (with an SDT marker) and a
 #                      program that needs it ($ORIGIN runpath)
+#   uselib-copy        a copy of uselib (another file: a library probe
+#                      of uselib's must not fire in it)
 #   cxx                C++: namespace, class, overloads
 #   usdt               SDT markers with semaphores
 #   recurse            recursion and longjmp, for .return probes that
@@ -65,6 +67,7 @@ objcopy --strip-all trace trace-buildid
 objcopy --strip-all trace trace-bare
 $CC -g -O0 -fPIC -shared -o libtrace.so libtrace.c
 $CC -g -O0 -o uselib uselib.c -L. -ltrace -Wl,-rpath,'$ORIGIN'
+cp uselib uselib-copy
 $CXX -g -O0 -o cxx cxx.cc
 $CC -g -O0 -o usdt usdt.c
 $CC -g -O0 -o recurse recurse.c

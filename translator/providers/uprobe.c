@@ -60,6 +60,7 @@ struct uprobe {
 	struct upoint pt;
 	uint64_t offset;	/* file offset of pt.pc */
 	uint64_t sem_off;	/* file offset of the semaphore, 0: none */
+	const char *exe;	/* library probes: only in this program */
 	bool ret;
 	bool must;
 	bool at_entry;		/* parameters by the calling convention */
@@ -824,6 +825,8 @@ static int up_build(struct prov_ctx *c, struct derived_probe *dp)
 	hex_name(c, dp);
 	u->ret = has_comp(dp->pp, "return");
 	u->must = !c->optional;
+	if (has_comp(dp->pp, "library"))
+		u->exe = comp_str(dp->pp, "process");
 	obj = point_object(c, dp);
 	if (!obj)
 		return -1;
@@ -1390,6 +1393,11 @@ static void up_emit_group(struct emitter *em, struct vec *dps)
 		if (u->sem_off)
 			sb_printf(d, "\t\t.sdt_sem = %#" PRIx64 ",\n",
 				  u->sem_off);
+		if (u->exe) {
+			sb_puts(d, "\t\t.exe = ");
+			c_string(d, u->exe);
+			sb_puts(d, ",\n");
+		}
 		if (u->ret)
 			sb_puts(d, "\t\t.ret = true,\n");
 		if (u->must)
