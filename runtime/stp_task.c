@@ -5,11 +5,18 @@
  * clone, fork or vfork that created it, to user space, which the
  * kernel's sys_exit tracepoint reports (0 in the child).  An exit is
  * the sched_process_exit tracepoint, in the exiting task, after its
- * memory has been let go.  Nothing is allocated or queued per task, so
- * detaching the two callbacks is all unregistration has to do.
+ * memory has been let go.  Processes and threads already running when
+ * the probes are attached begin at their next return from a system call
+ * (see "catching up").  Nothing is queued per task, so detaching the two
+ * callbacks and freeing the table of those is all unregistration has to
+ * do.
  */
+#include <linux/bitmap.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/sched/task_stack.h>
 #include <asm/syscall.h>
 #include <asm/unistd.h>
@@ -73,17 +80,136 @@ static bool _stp_task_user(struct task_struct *t)
 static void _stp_task_fire(int event, struct pt_regs *regs)
 {
 	struct stp_task_probe *table = READ_ONCE(_stp_task_table);
+	pid_t tgid = task_tgid_nr(current);
 	int i;
 
 	for (i = 0; table && i < _stp_task_count; i++)
-		if (table[i].event == event)
+		if (table[i].event == event &&
+		    (!table[i].pid || table[i].pid == tgid))
 			_stp_probe_run(table[i].probe, regs,
 				       STAP_SESSION_RUNNING);
 }
 
+/* ------------------------------------------------------- catching up */
+
+/* The threads that were running when the begin probes were attached,
+ * sorted by pid, with their start times (a pid used again since is
+ * another task).  Each is pending until its next return from a system
+ * call, where it runs the begin probes it would have run had it started
+ * later (process.begin in any thread of a process, with its leader's
+ * entry, thread.begin in each other thread), or until another task turns
+ * out to hold its pid.  A task that makes no system call meanwhile (a
+ * pure computation, a stopped one) does not begin.
+ */
+struct stp_task_old {
+	pid_t pid;
+	u64 start;
+};
+
+static struct stp_task_old *_stp_task_olds;
+static unsigned long *_stp_task_olds_pending;
+static int _stp_task_nolds;
+static atomic_t _stp_task_olds_left = ATOMIC_INIT(0);
+
+static int _stp_task_old_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct stp_task_old *)a)->pid;
+	pid_t y = ((const struct stp_task_old *)b)->pid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether t was running at the start and has not begun yet: claims it. */
+static bool _stp_task_old_claim(struct task_struct *t)
+{
+	int lo = 0, hi = _stp_task_nolds - 1, mid;
+	const struct stp_task_old *o;
+
+	while (lo <= hi) {
+		mid = lo + (hi - lo) / 2;
+		o = &_stp_task_olds[mid];
+		if (o->pid == t->pid) {
+			if (!test_and_clear_bit(mid, _stp_task_olds_pending))
+				return false;
+			atomic_dec(&_stp_task_olds_left);
+			return o->start == t->start_time;
+		}
+		if (o->pid < t->pid)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return false;
+}
+
+/* In current at a system call's return; born: it is a new task's first
+ * return, whose begin the caller runs (the table may hold it as well
+ * when it started while the table was taken).
+ */
+static void _stp_task_catch_up(struct pt_regs *regs, bool born)
+{
+	bool user = _stp_task_user(current);
+
+	if (_stp_task_old_claim(current->group_leader) && user && !born)
+		_stp_task_fire(STP_TASK_BEGIN, regs);
+	if (!thread_group_leader(current) &&
+	    _stp_task_old_claim(current) && user && !born)
+		_stp_task_fire(STP_TASK_THREAD_BEGIN, regs);
+}
+
+/* Take the table of the user threads running now; 0 or -ENOMEM. */
+static int _stp_task_olds_take(void)
+{
+	struct task_struct *p, *t;
+	int n = 0, cap;
+
+	rcu_read_lock();
+	for_each_process_thread(p, t)
+		n++;
+	rcu_read_unlock();
+	cap = n + n / 4 + 16;
+	_stp_task_olds = kvcalloc(cap, sizeof(*_stp_task_olds), GFP_KERNEL);
+	_stp_task_olds_pending = bitmap_zalloc(cap, GFP_KERNEL);
+	if (!_stp_task_olds || !_stp_task_olds_pending)
+		return -ENOMEM;
+	n = 0;
+	rcu_read_lock();
+	for_each_process_thread(p, t) {
+		if (n == cap)
+			break;
+		if (t->flags & (PF_KTHREAD | PF_IO_WORKER))
+			continue;
+		_stp_task_olds[n].pid = t->pid;
+		_stp_task_olds[n].start = t->start_time;
+		n++;
+	}
+	rcu_read_unlock();
+	sort(_stp_task_olds, n, sizeof(*_stp_task_olds), _stp_task_old_cmp,
+	     NULL);
+	_stp_task_nolds = n;
+	bitmap_set(_stp_task_olds_pending, 0, n);
+	atomic_set(&_stp_task_olds_left, n);
+	return 0;
+}
+
+/* After the callbacks are detached. */
+static void _stp_task_olds_free(void)
+{
+	atomic_set(&_stp_task_olds_left, 0);
+	kvfree(_stp_task_olds);
+	bitmap_free(_stp_task_olds_pending);
+	_stp_task_olds = NULL;
+	_stp_task_olds_pending = NULL;
+	_stp_task_nolds = 0;
+}
+
 static void _stp_task_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
-	if (ret || !_stp_task_cloning(regs) || !_stp_task_user(current))
+	bool born = !ret && _stp_task_cloning(regs);
+
+	if (unlikely(atomic_read(&_stp_task_olds_left)))
+		_stp_task_catch_up(regs, born);
+	if (!born || !_stp_task_user(current))
 		return;
 	_stp_task_fire(thread_group_leader(current) ? STP_TASK_BEGIN :
 		       STP_TASK_THREAD_BEGIN, regs);
@@ -166,12 +292,23 @@ int _stp_task_probes_register(struct stp_task_probe *tps, int n)
 	WRITE_ONCE(_stp_task_count, n);
 	WRITE_ONCE(_stp_task_table, tps);
 	t[0].probe = t[1].probe = tps[0].probe;
-	if (_stp_task_wants(tps, n, true))
-		rc = _stp_tracepoints_register(&t[0], 1);
+	if (_stp_task_wants(tps, n, true)) {
+		/* The table first: a task in it whose first return comes
+		 * after the attach begins once, there.  One that starts
+		 * and returns in between (microseconds) is missed.
+		 */
+		rc = _stp_task_olds_take();
+		if (!rc)
+			rc = _stp_tracepoints_register(&t[0], 1);
+		if (rc)
+			_stp_task_olds_free();
+	}
 	if (!rc && _stp_task_wants(tps, n, false)) {
 		rc = _stp_tracepoints_register(&t[1], 1);
-		if (rc)
+		if (rc) {
 			_stp_tracepoints_unregister(&t[0], 1);
+			_stp_task_olds_free();
+		}
 	}
 	if (rc)
 		WRITE_ONCE(_stp_task_table, NULL);
@@ -183,4 +320,5 @@ void _stp_task_probes_unregister(struct stp_task_probe *tps, int n)
 	_stp_tracepoints_unregister(_stp_task_tps,
 				    ARRAY_SIZE(_stp_task_tps));
 	WRITE_ONCE(_stp_task_table, NULL);
+	_stp_task_olds_free();
 }

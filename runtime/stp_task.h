@@ -1,9 +1,13 @@
 /* stp_task.h - process.begin, process.end, process.thread.begin and
  * process.thread.end: the life of user processes and threads, each probe
  * run in the task it is about, filtered to the target's tree under -c/-x.
+ * Processes and threads already running at the start begin at their
+ * next return from a system call.
  */
 #ifndef STP_TASK_H
 #define STP_TASK_H
+
+#include <linux/types.h>
 
 struct stp_probe;
 struct task_struct;
@@ -23,6 +27,8 @@ enum stp_task_event {
  */
 struct stp_task_probe {
 	int event;			/* enum stp_task_event */
+	pid_t pid;			/* process(PID): only its tasks;
+					 * 0: every process */
 	const struct stp_probe *probe;
 };
 

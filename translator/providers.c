@@ -34,7 +34,7 @@ static const char *const dwarf_patterns[] = {
 
 /* the pathless events are providers/process_events.c's */
 static const char *const task_patterns[] = {
-	"{process(s),process(n)}{.begin,.end,.thread.begin,.thread.end}",
+	"process(s){.begin,.end,.thread.begin,.thread.end}",
 	"{process,process(s),process(n)}.syscall{,.return}",
 	NULL
 };

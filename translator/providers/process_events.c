@@ -1,13 +1,15 @@
 /* providers/process_events.c - process.begin, process.end,
  * process.thread.begin and process.thread.end: the life of user
  * processes and threads (runtime/stp_task.c), each probe run in the task
- * it is about; -c/-x limit them to the target's process tree.  No target
- * variables.  The PATH and PID roots are not taken yet.
+ * it is about; -c/-x limit them to the target's process tree, and
+ * process(PID) to one process.  No target variables.
  */
 #include "../emit.h"
 #include "../provider.h"
 #include "../session.h"
 
+#include <inttypes.h>
+#include <stdint.h>
 #include <string.h>
 
 /* The runtime's enum stp_task_event of a point: the functors after
@@ -26,13 +28,21 @@ static const char *pe_event(const struct probe_point *pp)
 
 struct pe_info {
 	const char *event;
+	int64_t pid;		/* process(PID), or 0 */
 };
 
 static int pe_build(struct prov_ctx *c, struct derived_probe *dp)
 {
 	struct pe_info *pi = arena_alloc(c->s->arena, sizeof(*pi));
+	const struct pp_comp *proc = vec_get(&dp->pp->comps, 0);
 
 	pi->event = pe_event(dp->pp);
+	if (proc->arg && pp_arg_num(proc->arg, &pi->pid) &&
+	    (pi->pid <= 0 || pi->pid > INT32_MAX)) {
+		prov_error(c, proc->arg->loc, "process(%" PRId64 "): not a "
+			   "process ID", pi->pid);
+		return -1;
+	}
 	dp->priv = pi;
 	return 0;
 }
@@ -48,7 +58,8 @@ static void pe_emit_group(struct emitter *em, struct vec *dps)
 		const struct derived_probe *dp = dps->items[i];
 		const struct pe_info *pi = dp->priv;
 
-		sb_printf(d, "\t{ .event = %s, .probe = %s },\n", pi->event,
+		sb_printf(d, "\t{ .event = %s, .pid = %" PRId64 ", "
+			  ".probe = %s },\n", pi->event, pi->pid,
 			  emit_probe_ref(em, dp));
 	}
 	sb_puts(d, "};\n\n");
@@ -67,7 +78,7 @@ static const char *pe_probe_type(const struct derived_probe *dp)
 }
 
 static const char *const pe_patterns[] = {
-	"process{.begin,.end,.thread.begin,.thread.end}",
+	"process{,(n)}{.begin,.end,.thread.begin,.thread.end}",
 	NULL
 };
 
