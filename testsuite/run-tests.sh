@@ -72,6 +72,8 @@ unit_tests()
 	component "unit/test-staprun" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-staprun.sh" "$STAPRUN" \
 		"$VALGRIND"
+	component "unit/test-process-pid" bash \
+		"$TAPIR_SRCDIR/testsuite/unit/test-process-pid.sh" "$STAP"
 }
 
 golden()

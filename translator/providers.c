@@ -15,7 +15,7 @@
 #define DW_ROOTS "{process,process(s),process(n)," \
 		 "process.library(s),process(s).library(s)}"
 /* the roots providers/uprobe.c does not take yet */
-#define DW_OTHER_ROOTS "{process,process(n),process.library(s)}"
+#define DW_OTHER_ROOTS "{process,process.library(s)}"
 
 static const char *const dwarf_patterns[] = {
 	DW_OTHER_ROOTS ".function(s){,.call,.exported,.inline,.return}",
@@ -26,7 +26,7 @@ static const char *const dwarf_patterns[] = {
 	DW_ROOTS ".statement({s,n}).nearest",
 	"process(s).library(s){.mark(s),.provider(s).mark(s),"
 		".plt{,(s)}{,.return}}",
-	"{process,process(n)}{.mark(s),.provider(s).mark(s),"
+	"process{.mark(s),.provider(s).mark(s),"
 		".plt{,(s)}{,.return}}",
 	"process(n).statement(n).absolute{,.return}",
 	NULL

@@ -15,6 +15,7 @@
 #include "../debuginfo/uelf.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <glob.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -61,6 +62,7 @@ struct uprobe {
 	uint64_t offset;	/* file offset of pt.pc */
 	uint64_t sem_off;	/* file offset of the semaphore, 0: none */
 	const char *exe;	/* library probes: only in this program */
+	int64_t pid;		/* process(PID): only in this process */
 	bool ret;
 	bool must;
 	bool at_entry;		/* parameters by the calling convention */
@@ -207,6 +209,7 @@ struct ucollect {
 	const struct pp_comp *fcomp;	/* function, statement, mark, plt */
 	const char *prog;		/* program path, canonical */
 	const char *lib;		/* library path, or NULL */
+	int64_t pid;			/* process(PID), or 0 */
 	struct uelf *obj;		/* the file probed */
 	struct kdwarf *dw;		/* its DWARF, or NULL */
 	struct uspec spec;
@@ -242,7 +245,7 @@ static struct probe_point *push_point(struct ucollect *k, const char *arg,
 		struct pp_comp *nc = arena_alloc(a, sizeof(*nc));
 
 		*nc = *oc;
-		if (oc == k->pcomp)
+		if (oc == k->pcomp && !k->pid)
 			nc->arg = str_arg(a, oc->arg, k->prog);
 		else if (oc == k->lcomp)
 			nc->arg = str_arg(a, oc->arg, k->lib);
@@ -731,6 +734,44 @@ static const struct pp_comp *place_comp(const struct probe_point *pp)
 	return NULL;
 }
 
+/* process(PID): the program the process runs now, from /proc (so only
+ * where the translator runs on the process's machine); the probes are
+ * placed in that file and fire in that process only.
+ */
+static int expand_pid(struct ucollect *k)
+{
+	struct prov_ctx *c = k->c;
+	const struct expr *arg = k->pcomp->arg;
+	char link[64], *path;
+	int rc;
+
+	if (!pp_arg_num(arg, &k->pid) || k->pid <= 0 || k->pid > INT32_MAX) {
+		prov_error(c, arg->loc, "process(%" PRId64 "): not a process "
+			   "ID", k->pid);
+		return -1;
+	}
+	if (c->s->opt.vm_kernel) {
+		prov_error(c, arg->loc, "process(%" PRId64 ") names a process "
+			   "of this machine, but the probes run in the VM "
+			   "(--vm): name the program, process(\"PATH\")",
+			   k->pid);
+		return -1;
+	}
+	snprintf(link, sizeof(link), "/proc/%" PRId64 "/exe", k->pid);
+	path = realpath(link, NULL);
+	if (!path) {
+		if (!c->optional)
+			prov_error(c, arg->loc, "process(%" PRId64 "): %s",
+				   k->pid, errno == ENOENT ?
+				   "no such process" : strerror(errno));
+		c->errors++;
+		return -1;
+	}
+	rc = expand_file(k, arena_strdup(c->s->arena, path));
+	free(path);
+	return rc;
+}
+
 static int up_expand(struct prov_ctx *c, const struct probe_point *pp,
 		     struct vec *out)
 {
@@ -746,6 +787,8 @@ static int up_expand(struct prov_ctx *c, const struct probe_point *pp,
 	k.call = has_comp(pp, "call");
 	k.exported = has_comp(pp, "exported");
 	k.ret = has_comp(pp, "return");
+	if (k.pcomp->arg->kind != EX_STR)
+		return expand_pid(&k);
 	arg = k.pcomp->arg->str;
 	if (strchr(arg, '/') && has_wildcard(arg))
 		return expand_globbed(&k, arg);
@@ -812,6 +855,7 @@ static int up_build(struct prov_ctx *c, struct derived_probe *dp)
 {
 	const struct upoint *up = dp->pp->prov_data;
 	struct uprobe *u = arena_alloc(c->s->arena, sizeof(*u));
+	const struct pp_comp *pc;
 	struct uelf *obj;
 	struct kdwarf *dw;
 	void *args[2] = { c, u };
@@ -827,6 +871,9 @@ static int up_build(struct prov_ctx *c, struct derived_probe *dp)
 	u->must = !c->optional;
 	if (has_comp(dp->pp, "library"))
 		u->exe = comp_str(dp->pp, "process");
+	pc = pp_comp_of(dp->pp, intern("process"));
+	if (pc->arg && pc->arg->kind != EX_STR)
+		pp_arg_num(pc->arg, &u->pid);
 	obj = point_object(c, dp);
 	if (!obj)
 		return -1;
@@ -1398,6 +1445,8 @@ static void up_emit_group(struct emitter *em, struct vec *dps)
 			c_string(d, u->exe);
 			sb_puts(d, ",\n");
 		}
+		if (u->pid)
+			sb_printf(d, "\t\t.pid = %" PRId64 ",\n", u->pid);
 		if (u->ret)
 			sb_puts(d, "\t\t.ret = true,\n");
 		if (u->must)
@@ -1421,14 +1470,15 @@ static void up_emit_group(struct emitter *em, struct vec *dps)
 		  "\t_stp_uprobes_unregister(stp_uprobes, %d);\n", dps->n);
 }
 
-#define UP_ROOTS "{process(s),process(s).library(s)}"
+#define UP_ROOTS "{process(s),process(s).library(s),process(n)," \
+		 "process(n).library(s)}"
 
 static const char *const up_patterns[] = {
 	UP_ROOTS ".function(s){,.call,.exported,.inline,.return}",
 	UP_ROOTS ".function(n){,.call,.exported,.return}",
 	UP_ROOTS ".statement({s,n})",
-	"process(s){.mark(s),.provider(s).mark(s)}",
-	"process(s).plt{,(s)}{,.return}",
+	"{process(s),process(n)}{.mark(s),.provider(s).mark(s)}",
+	"{process(s),process(n)}.plt{,(s)}{,.return}",
 	NULL
 };
 
