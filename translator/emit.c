@@ -2026,11 +2026,25 @@ static void gen_locals_struct(struct strbuf *o, const struct body *b)
 	int i;
 
 	sb_printf(o, "struct %s {\n", b->locals_type);
+	/* an unmangled embedded function also reaches its parameters by
+	 * their own names, THIS->name
+	 */
 	if (b->params)
 		for (i = 0; i < b->params->n; i++) {
 			const struct vardecl *v = b->params->items[i];
+			bool plain = b->func && b->func->code &&
+				     b->func->unmangled;
 
-			if (v->type == TY_STRING)
+			if (plain && v->type == TY_STRING)
+				sb_printf(o, "\tunion {\n\t\tchar l_%s"
+					  "[MAXSTRINGLEN];\n\t\tchar %s"
+					  "[MAXSTRINGLEN];\n\t};\n",
+					  v->name, v->name);
+			else if (plain)
+				sb_printf(o, "\tunion {\n\t\tint64_t l_%s;\n"
+					  "\t\tint64_t %s;\n\t};\n",
+					  v->name, v->name);
+			else if (v->type == TY_STRING)
 				sb_printf(o, "\tchar l_%s[MAXSTRINGLEN];\n",
 					  v->name);
 			else
@@ -2081,6 +2095,40 @@ static struct body *new_body(struct emitter *em, const char *cname,
 	return b;
 }
 
+
+/* STAP_GLOBAL_GET_G() and STAP_GLOBAL_SET_G(v) for a scalar global G
+ * that embedded C names in a pragma (the handler holds its lock, taken
+ * for the pragma); a string's GET is its buffer, SET copies, cut to
+ * MAXSTRINGLEN - 1 bytes.  Both pragmas may name G: defined once.
+ */
+static void global_macros(struct vardecl *v, void *arg)
+{
+	struct emitter *em = arg;
+	const char *n = v->priv;
+
+	if (is_array(v) || is_stat_var(v) || !n)
+		return;
+	line(em, "#ifndef STAP_GLOBAL_GET_%s", v->name);
+	line(em, "#define STAP_GLOBAL_GET_%s() (%s)", v->name, n);
+	if (v->type == TY_STRING)
+		line(em, "#define STAP_GLOBAL_SET_%s(v) strscpy(%s, (v), "
+		     "MAXSTRINGLEN)", v->name, n);
+	else
+		line(em, "#define STAP_GLOBAL_SET_%s(v) (%s = (int64_t)(v))",
+		     v->name, n);
+	line(em, "#endif");
+}
+
+static void global_macros_undef(struct vardecl *v, void *arg)
+{
+	struct emitter *em = arg;
+
+	if (is_array(v) || is_stat_var(v) || !v->priv)
+		return;
+	line(em, "#undef STAP_GLOBAL_GET_%s", v->name);
+	line(em, "#undef STAP_GLOBAL_SET_%s", v->name);
+}
+
 static void gen_function(struct emitter *em, struct func *f)
 {
 	const char *id = fn_id(em, f);
@@ -2106,6 +2154,11 @@ static void gen_function(struct emitter *em, struct func *f)
 			     p->name);
 		}
 		line(em, "#define STAP_RETVALUE (l->__retvalue)");
+		if (f->unmangled)
+			line(em, "#define THIS l");
+		elab_pragma_globals(em->s, f->code, "read", global_macros, em);
+		elab_pragma_globals(em->s, f->code, "write", global_macros,
+				    em);
 		line(em, "{");
 		sb_puts(&b->text, f->code);
 		sb_putc(&b->text, '\n');
@@ -2116,6 +2169,12 @@ static void gen_function(struct emitter *em, struct func *f)
 			line(em, "#undef STAP_ARG_%s",
 			     ((struct vardecl *)f->params.items[i])->name);
 		line(em, "#undef STAP_RETVALUE");
+		if (f->unmangled)
+			line(em, "#undef THIS");
+		elab_pragma_globals(em->s, f->code, "read",
+				    global_macros_undef, em);
+		elab_pragma_globals(em->s, f->code, "write",
+				    global_macros_undef, em);
 	} else {
 		init_locals(em, b);
 		if (f->type == TY_STRING)
@@ -2384,6 +2443,25 @@ static void lock_mark(struct lock_walk *lw, const struct expr *e, bool w)
 
 static void lock_walk_func(struct lock_walk *lw, struct func *f);
 
+/* Embedded C takes the locks its pragmas name. */
+static void lock_pragma_read(struct vardecl *v, void *arg)
+{
+	struct lock_walk *lw = arg;
+	int i = global_index(lw->em->s, v);
+
+	if (i >= 0)
+		lw->read[i] = true;
+}
+
+static void lock_pragma_write(struct vardecl *v, void *arg)
+{
+	struct lock_walk *lw = arg;
+	int i = global_index(lw->em->s, v);
+
+	if (i >= 0)
+		lw->write[i] = true;
+}
+
 static bool lock_expr_cb(struct elab_walk *w, struct expr *e)
 {
 	struct lock_walk *lw = (struct lock_walk *)w;
@@ -2471,6 +2549,10 @@ static void lock_walk_func(struct lock_walk *lw, struct func *f)
 		vec_push(lw->em->s->arena, &lw->seen_funcs, g);
 		if (g->body)
 			elab_walk_stmt(&lw->w, g->body);
+		elab_pragma_globals(lw->em->s, g->code, "read",
+				    lock_pragma_read, lw);
+		elab_pragma_globals(lw->em->s, g->code, "write",
+				    lock_pragma_write, lw);
 	}
 }
 
