@@ -376,11 +376,12 @@ stage_kmod()
 
 # stage_run_line NAME: the lines of the run script for one test: its
 # kernel modules ("# kmod: NAME PARAMS..." loaded before the run, "#
-# kmod-file: NAME" only there for the test to load), the run, and the
-# removal of those modules afterwards.
+# kmod-file: NAME" only there for the test to load), the command to run
+# after it ("# after: CMD"), the run, and the removal of those modules
+# afterwards.
 stage_run_line()
 {
-	local name=$1 t a kmod kfile words
+	local name=$1 t a kmod kfile words after
 	kmod=$(header kmod "$here/$name.stp")
 	kfile=$(header kmod-file "$here/$name.stp")
 	if [ -n "$kmod" ]; then
@@ -393,6 +394,11 @@ stage_run_line()
 		printf '\n'
 	fi
 	[ -n "$kfile" ] && stage_kmod "$stage" "$kfile"
+	after=$(header after "$here/$name.stp")
+	if [ -n "$after" ]; then
+		after=${after//@PROGRAMS@/$programs}
+		printf 'a %s\n' "$(shell_quote "$after")"
+	fi
 	split_words args "$(header args "$here/$name.stp")"
 	staprun_args
 	t=$(header timeout "$here/$name.stp")

@@ -12,6 +12,7 @@
 # that kills the kernel can be named.
 
 chan=/dev/ttyS1
+after=
 
 # The port must pass bytes as they are (no CR before LF, no echo).
 if ! stty -F "$chan" raw -echo -onlcr 2>/tmp/stty.err; then
@@ -41,6 +42,14 @@ u()
 	return 0
 }
 
+# a CMD: a shell command for the next run to run after staprun ended
+# and its module is gone (within the same time limit), its output added
+# to the run's: what a running program does once the script stopped.
+a()
+{
+	after=$1
+}
+
 # t NAME SECS CMD...: one run, stdout and stderr apart, with a time
 # limit; a module still loaded afterwards is reported and removed so
 # that it cannot disturb the next runs.
@@ -61,6 +70,11 @@ t()
 	if grep -q "^t_$name " /proc/modules; then
 		loaded=1
 		rmmod "t_$name" 2>/dev/null
+	fi
+	if [ -n "$after" ]; then
+		timeout -k 5 "$secs" sh -c "$after" </dev/null >>/tmp/out \
+			2>>/tmp/err
+		after=
 	fi
 	# Closing the port waits until the block has left it, so nothing
 	# is lost when the VM powers off after the last run.
