@@ -11,8 +11,11 @@
  * callbacks and freeing the table of those is all unregistration has to
  * do.
  */
+#include <linux/binfmts.h>
 #include <linux/bitmap.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/namei.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -77,17 +80,145 @@ static bool _stp_task_user(struct task_struct *t)
 	       _stp_task_in_target(t);
 }
 
-static void _stp_task_fire(int event, struct pt_regs *regs)
+/* The probes of event for current, which runs the program exe (NULL:
+ * not known); paths_only: only those that name a program (at an exec,
+ * which is no new process for the others).
+ */
+static void _stp_task_fire(int event, struct pt_regs *regs,
+			   struct inode *exe, bool paths_only)
 {
 	struct stp_task_probe *table = READ_ONCE(_stp_task_table);
 	pid_t tgid = task_tgid_nr(current);
 	int i;
 
-	for (i = 0; table && i < _stp_task_count; i++)
-		if (table[i].event == event &&
-		    (!table[i].pid || table[i].pid == tgid))
-			_stp_probe_run(table[i].probe, regs,
-				       STAP_SESSION_RUNNING);
+	for (i = 0; table && i < _stp_task_count; i++) {
+		if (table[i].event != event ||
+		    (table[i].pid && table[i].pid != tgid))
+			continue;
+		if (table[i].inode ? table[i].inode != exe : paths_only)
+			continue;
+		_stp_probe_run(table[i].probe, regs, STAP_SESSION_RUNNING);
+	}
+}
+
+/* ---------------------------------------------------------- programs */
+
+/* process("PATH") probes fire in the processes that run PATH: told by
+ * the inode of their executable while they have their memory (a new
+ * task, an exec, catching up), and at the end, when it is gone, by what
+ * they ran when they began: a table of the processes that began running
+ * a program with end probes (tgid, leader's start time, inode),
+ * STP_TASK_PROGS slots allocated at start.  A process that finds the
+ * table full is counted as a skipped probe and does not end.
+ */
+#define STP_TASK_PROGS 1024
+
+struct stp_task_prog {
+	pid_t tgid;
+	u64 start;
+	struct inode *inode;
+};
+
+static struct stp_task_prog *_stp_task_progs;
+static DEFINE_RAW_SPINLOCK(_stp_task_progs_lock);
+
+/* The inode of current's executable, to compare (no reference kept). */
+static struct inode *_stp_task_exe(void)
+{
+	struct mm_struct *mm = current->mm;
+	struct inode *inode = NULL;
+	struct file *f;
+
+	if (!mm)
+		return NULL;
+	rcu_read_lock();
+	f = rcu_dereference(mm->exe_file);
+	if (f)
+		inode = file_inode(f);
+	rcu_read_unlock();
+	return inode;
+}
+
+/* Whether an end probe names the program exe. */
+static bool _stp_task_tracks(struct inode *exe)
+{
+	struct stp_task_probe *table = READ_ONCE(_stp_task_table);
+	int i;
+
+	for (i = 0; exe && table && i < _stp_task_count; i++)
+		if (table[i].inode == exe &&
+		    (table[i].event == STP_TASK_END ||
+		     table[i].event == STP_TASK_THREAD_END))
+			return true;
+	return false;
+}
+
+static void _stp_task_prog_add(struct task_struct *t, struct inode *exe)
+{
+	u64 start = t->group_leader->start_time;
+	struct stp_task_prog *free = NULL, *p;
+	unsigned long flags;
+	int i;
+
+	raw_spin_lock_irqsave(&_stp_task_progs_lock, flags);
+	for (i = 0; i < STP_TASK_PROGS; i++) {
+		p = &_stp_task_progs[i];
+		if (p->tgid == t->tgid && p->start == start) {
+			free = p;
+			break;
+		}
+		if (!p->tgid && !free)
+			free = p;
+	}
+	if (free) {
+		free->tgid = t->tgid;
+		free->start = start;
+		free->inode = exe;
+	}
+	raw_spin_unlock_irqrestore(&_stp_task_progs_lock, flags);
+	if (!free)
+		_stp_probe_skipped();
+}
+
+/* What t's process began running, if it is in the table; taken out of
+ * it with drop.
+ */
+static struct inode *_stp_task_prog_of(struct task_struct *t, bool drop)
+{
+	u64 start = t->group_leader->start_time;
+	struct inode *exe = NULL;
+	unsigned long flags;
+	int i;
+
+	if (!_stp_task_progs)
+		return NULL;
+	raw_spin_lock_irqsave(&_stp_task_progs_lock, flags);
+	for (i = 0; i < STP_TASK_PROGS; i++) {
+		struct stp_task_prog *p = &_stp_task_progs[i];
+
+		if (p->tgid == t->tgid && p->start == start) {
+			exe = p->inode;
+			if (drop)
+				p->tgid = 0;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&_stp_task_progs_lock, flags);
+	return exe;
+}
+
+/* A process or thread begins in current: the begin probes for it, and
+ * for a process whose program has end probes, its entry in the table.
+ */
+static void _stp_task_begin(int event, struct pt_regs *regs,
+			    bool paths_only)
+{
+	struct inode *exe = _stp_task_exe();
+
+	if (event == STP_TASK_BEGIN && _stp_task_progs &&
+	    _stp_task_tracks(exe))
+		_stp_task_prog_add(current, exe);
+	_stp_task_fire(event, regs, exe, paths_only);
 }
 
 /* ------------------------------------------------------- catching up */
@@ -151,10 +282,10 @@ static void _stp_task_catch_up(struct pt_regs *regs, bool born)
 	bool user = _stp_task_user(current);
 
 	if (_stp_task_old_claim(current->group_leader) && user && !born)
-		_stp_task_fire(STP_TASK_BEGIN, regs);
+		_stp_task_begin(STP_TASK_BEGIN, regs, false);
 	if (!thread_group_leader(current) &&
 	    _stp_task_old_claim(current) && user && !born)
-		_stp_task_fire(STP_TASK_THREAD_BEGIN, regs);
+		_stp_task_begin(STP_TASK_THREAD_BEGIN, regs, false);
 }
 
 /* Take the table of the user threads running now; 0 or -ENOMEM. */
@@ -211,8 +342,26 @@ static void _stp_task_sys_exit(void *data, struct pt_regs *regs, long ret)
 		_stp_task_catch_up(regs, born);
 	if (!born || !_stp_task_user(current))
 		return;
-	_stp_task_fire(thread_group_leader(current) ? STP_TASK_BEGIN :
-		       STP_TASK_THREAD_BEGIN, regs);
+	_stp_task_begin(thread_group_leader(current) ? STP_TASK_BEGIN :
+			STP_TASK_THREAD_BEGIN, regs, false);
+}
+
+/* After an exec, in current: a process that ran a probed program ends
+ * for it, and one that now runs a probed program begins for it (the
+ * probes without a program see no new process).
+ */
+static void _stp_task_exec(void *data, struct task_struct *p, pid_t old_pid,
+			   struct linux_binprm *bprm)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+	struct inode *old;
+
+	if (p != current || !_stp_task_user(current))
+		return;
+	old = _stp_task_prog_of(current, true);
+	if (old)
+		_stp_task_fire(STP_TASK_END, regs, old, true);
+	_stp_task_begin(STP_TASK_BEGIN, regs, true);
 }
 
 /* Each exiting thread counts itself out of signal->live before this
@@ -261,38 +410,93 @@ static void _stp_task_exit(void *data, struct task_struct *t)
 	if (t != current || !_stp_task_user(t))
 		return;
 	if (!thread_group_leader(t))
-		_stp_task_fire(STP_TASK_THREAD_END, regs);
+		_stp_task_fire(STP_TASK_THREAD_END, regs,
+			       _stp_task_prog_of(t, false), false);
 	if (_stp_task_last(t))
-		_stp_task_fire(STP_TASK_END, regs);
+		_stp_task_fire(STP_TASK_END, regs, _stp_task_prog_of(t, true),
+			       false);
 }
 
 static struct stp_tracepoint _stp_task_tps[] = {
 	{ .name = "sys_exit", .fn = _stp_task_sys_exit },
 	{ .name = "sched_process_exit", .fn = _stp_task_exit },
+	{ .name = "sched_process_exec", .fn = _stp_task_exec },
 };
 
-static bool _stp_task_wants(struct stp_task_probe *tps, int n, bool begin)
+static bool _stp_task_is_begin(const struct stp_task_probe *tp)
+{
+	return tp->event == STP_TASK_BEGIN ||
+	       tp->event == STP_TASK_THREAD_BEGIN;
+}
+
+/* The programs of process("PATH") probes, held until unregistration. */
+static void _stp_task_let_go(struct stp_task_probe *tps, int n)
 {
 	int i;
 
-	for (i = 0; i < n; i++)
-		if ((tps[i].event == STP_TASK_BEGIN ||
-		     tps[i].event == STP_TASK_THREAD_BEGIN) == begin)
-			return true;
-	return false;
+	for (i = 0; i < n; i++) {
+		if (tps[i].inode)
+			iput(tps[i].inode);
+		tps[i].inode = NULL;
+	}
+	kvfree(_stp_task_progs);
+	_stp_task_progs = NULL;
+}
+
+static int _stp_task_programs(struct stp_task_probe *tps, int n)
+{
+	struct path path;
+	int i, rc;
+
+	for (i = 0; i < n; i++) {
+		if (!tps[i].path)
+			continue;
+		rc = kern_path(tps[i].path, LOOKUP_FOLLOW, &path);
+		if (!rc) {
+			tps[i].inode = igrab(d_inode(path.dentry));
+			path_put(&path);
+			if (!tps[i].inode)
+				rc = -ENOENT;
+		}
+		if (rc) {
+			_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: cannot "
+					"probe %s: %s (%d)\n", tps[i].probe->pp,
+					rc == -ENOENT ? "no such file" :
+					"cannot open the program", rc);
+			return rc;
+		}
+		if (!_stp_task_is_begin(&tps[i]) && !_stp_task_progs) {
+			_stp_task_progs = kvcalloc(STP_TASK_PROGS,
+						   sizeof(*_stp_task_progs),
+						   GFP_KERNEL);
+			if (!_stp_task_progs)
+				return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 int _stp_task_probes_register(struct stp_task_probe *tps, int n)
 {
 	struct stp_tracepoint *t = _stp_task_tps;
-	int rc = 0;
+	bool begins = false, ends = false, paths = false;
+	int i, rc;
 
 	if (!n)
 		return 0;
+	for (i = 0; i < n; i++) {
+		begins |= _stp_task_is_begin(&tps[i]);
+		ends |= !_stp_task_is_begin(&tps[i]);
+		paths |= !!tps[i].path;
+	}
+	rc = _stp_task_programs(tps, n);
+	if (rc)
+		goto out;
 	WRITE_ONCE(_stp_task_count, n);
 	WRITE_ONCE(_stp_task_table, tps);
-	t[0].probe = t[1].probe = tps[0].probe;
-	if (_stp_task_wants(tps, n, true)) {
+	t[0].probe = t[1].probe = t[2].probe = tps[0].probe;
+	/* a program's end needs its begin, which fills the table */
+	if (begins || _stp_task_progs) {
 		/* The table first: a task in it whose first return comes
 		 * after the attach begins once, there.  One that starts
 		 * and returns in between (microseconds) is missed.
@@ -301,17 +505,18 @@ int _stp_task_probes_register(struct stp_task_probe *tps, int n)
 		if (!rc)
 			rc = _stp_tracepoints_register(&t[0], 1);
 		if (rc)
-			_stp_task_olds_free();
+			goto out;
 	}
-	if (!rc && _stp_task_wants(tps, n, false)) {
+	if (ends) {
 		rc = _stp_tracepoints_register(&t[1], 1);
-		if (rc) {
-			_stp_tracepoints_unregister(&t[0], 1);
-			_stp_task_olds_free();
-		}
+		if (rc)
+			goto out;
 	}
+	if (paths)
+		rc = _stp_tracepoints_register(&t[2], 1);
+out:
 	if (rc)
-		WRITE_ONCE(_stp_task_table, NULL);
+		_stp_task_probes_unregister(tps, n);
 	return rc;
 }
 
@@ -321,4 +526,5 @@ void _stp_task_probes_unregister(struct stp_task_probe *tps, int n)
 				    ARRAY_SIZE(_stp_task_tps));
 	WRITE_ONCE(_stp_task_table, NULL);
 	_stp_task_olds_free();
+	_stp_task_let_go(tps, n);
 }

@@ -9,6 +9,7 @@
 
 #include <linux/types.h>
 
+struct inode;
 struct stp_probe;
 struct task_struct;
 
@@ -29,6 +30,11 @@ struct stp_task_probe {
 	int event;			/* enum stp_task_event */
 	pid_t pid;			/* process(PID): only its tasks;
 					 * 0: every process */
+	const char *path;		/* process("PATH"): only the
+					 * processes running it (absolute
+					 * path), or NULL */
+	/* runtime-private, left zero by the translator */
+	struct inode *inode;		/* path's, while registered */
 	const struct stp_probe *probe;
 };
 

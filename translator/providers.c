@@ -32,9 +32,8 @@ static const char *const dwarf_patterns[] = {
 	NULL
 };
 
-/* the pathless events are providers/process_events.c's */
+/* the begin/end events are providers/process_events.c's */
 static const char *const task_patterns[] = {
-	"process(s){.begin,.end,.thread.begin,.thread.end}",
 	"{process,process(s),process(n)}.syscall{,.return}",
 	NULL
 };

@@ -307,6 +307,24 @@ void sb_indent(struct strbuf *sb, int depth)
 		sb_putc(sb, '\t');
 }
 
+void sb_c_string(struct strbuf *sb, const char *s)
+{
+	sb_putc(sb, '"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			sb_printf(sb, "\\%c", ch);
+		else if (ch == '\n')
+			sb_puts(sb, "\\n");
+		else if (ch < ' ' || ch > '~')
+			sb_printf(sb, "\\%03o", ch);
+		else
+			sb_putc(sb, (char)ch);
+	}
+	sb_putc(sb, '"');
+}
+
 char *read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

@@ -59,6 +59,10 @@ void sb_putn(struct strbuf *sb, const char *s, size_t n);
 void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sb_indent(struct strbuf *sb, int depth);
+/* s as a C string literal: quotes, backslashes and bytes outside
+ * printable ASCII escaped.
+ */
+void sb_c_string(struct strbuf *sb, const char *s);
 
 /* mkdir -p: true when the directory exists afterwards. */
 bool mkdir_p(const char *path);

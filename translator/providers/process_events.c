@@ -1,15 +1,19 @@
 /* providers/process_events.c - process.begin, process.end,
  * process.thread.begin and process.thread.end: the life of user
  * processes and threads (runtime/stp_task.c), each probe run in the task
- * it is about; -c/-x limit them to the target's process tree, and
- * process(PID) to one process.  No target variables.
+ * it is about; -c/-x limit them to the target's process tree,
+ * process(PID) to one process and process("PATH") to the processes that
+ * run a program (found as a shell finds it, named by its canonical path).
+ * No target variables.
  */
 #include "../emit.h"
 #include "../provider.h"
 #include "../session.h"
+#include "../debuginfo/uelf.h"
 
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The runtime's enum stp_task_event of a point: the functors after
@@ -29,7 +33,51 @@ static const char *pe_event(const struct probe_point *pp)
 struct pe_info {
 	const char *event;
 	int64_t pid;		/* process(PID), or 0 */
+	const char *path;	/* process("PATH"), or NULL */
 };
+
+/* process("PATH"): the point with the program's canonical path. */
+static int pe_expand(struct prov_ctx *c, const struct probe_point *pp,
+		     struct vec *out)
+{
+	const struct pp_comp *proc = vec_get(&pp->comps, 0);
+	struct arena *a = c->s->arena;
+	struct probe_point *np;
+	struct pp_comp *nc;
+	struct expr *arg;
+	char *path, *err = NULL;
+	int i;
+
+	if (!proc->arg || proc->arg->kind != EX_STR) {
+		vec_push(a, out, (void *)pp);
+		return 1;
+	}
+	path = uelf_resolve(proc->arg->str, &err);
+	if (!path) {
+		if (!c->optional)
+			prov_error(c, proc->arg->loc, "%s", err);
+		c->errors++;
+		free(err);
+		return -1;
+	}
+	np = arena_alloc(a, sizeof(*np));
+	*np = *pp;
+	memset(&np->comps, 0, sizeof(np->comps));
+	for (i = 0; i < pp->comps.n; i++) {
+		nc = arena_alloc(a, sizeof(*nc));
+		*nc = *(const struct pp_comp *)vec_get(&pp->comps, i);
+		if (i == 0) {
+			arg = arena_alloc(a, sizeof(*arg));
+			*arg = *proc->arg;
+			arg->str = arena_strdup(a, path);
+			nc->arg = arg;
+		}
+		vec_push(a, &np->comps, nc);
+	}
+	free(path);
+	vec_push(a, out, np);
+	return 1;
+}
 
 static int pe_build(struct prov_ctx *c, struct derived_probe *dp)
 {
@@ -37,7 +85,9 @@ static int pe_build(struct prov_ctx *c, struct derived_probe *dp)
 	const struct pp_comp *proc = vec_get(&dp->pp->comps, 0);
 
 	pi->event = pe_event(dp->pp);
-	if (proc->arg && pp_arg_num(proc->arg, &pi->pid) &&
+	if (proc->arg && proc->arg->kind == EX_STR)
+		pi->path = proc->arg->str;
+	else if (proc->arg && pp_arg_num(proc->arg, &pi->pid) &&
 	    (pi->pid <= 0 || pi->pid > INT32_MAX)) {
 		prov_error(c, proc->arg->loc, "process(%" PRId64 "): not a "
 			   "process ID", pi->pid);
@@ -58,9 +108,14 @@ static void pe_emit_group(struct emitter *em, struct vec *dps)
 		const struct derived_probe *dp = dps->items[i];
 		const struct pe_info *pi = dp->priv;
 
-		sb_printf(d, "\t{ .event = %s, .pid = %" PRId64 ", "
-			  ".probe = %s },\n", pi->event, pi->pid,
-			  emit_probe_ref(em, dp));
+		sb_printf(d, "\t{ .event = %s, .pid = %" PRId64 ", ",
+			  pi->event, pi->pid);
+		if (pi->path) {
+			sb_puts(d, ".path = ");
+			sb_c_string(d, pi->path);
+			sb_puts(d, ", ");
+		}
+		sb_printf(d, ".probe = %s },\n", emit_probe_ref(em, dp));
 	}
 	sb_puts(d, "};\n\n");
 	sb_printf(emit_out(em, EMIT_START),
@@ -78,13 +133,14 @@ static const char *pe_probe_type(const struct derived_probe *dp)
 }
 
 static const char *const pe_patterns[] = {
-	"process{,(n)}{.begin,.end,.thread.begin,.thread.end}",
+	"process{,(n),(s)}{.begin,.end,.thread.begin,.thread.end}",
 	NULL
 };
 
 const struct provider process_events_provider = {
 	.name = "process events",
 	.patterns = pe_patterns,
+	.expand = pe_expand,
 	.build = pe_build,
 	.emit_group = pe_emit_group,
 	.probe_type = pe_probe_type,

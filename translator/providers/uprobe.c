@@ -1354,23 +1354,6 @@ static const char *up_probe_type(const struct derived_probe *dp)
 	return u->ret ? "STP_PROBE_URETPROBE" : "STP_PROBE_UPROBE";
 }
 
-/* A C string literal of s. */
-static void c_string(struct strbuf *d, const char *s)
-{
-	sb_putc(d, '"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			sb_printf(d, "\\%c", ch);
-		else if (ch < ' ' || ch > '~')
-			sb_printf(d, "\\%03o", ch);
-		else
-			sb_putc(d, (char)ch);
-	}
-	sb_putc(d, '"');
-}
-
 /* A .return probe with values saved at entry: its entry part fills a
  * frame of the runtime (nonzero: no return for this frame), and its
  * return part reads it.
@@ -1435,14 +1418,14 @@ static void up_emit_group(struct emitter *em, struct vec *dps)
 		const struct uprobe *u = dp->priv;
 
 		sb_puts(d, "\t{\n\t\t.path = ");
-		c_string(d, u->pt.path);
+		sb_c_string(d, u->pt.path);
 		sb_printf(d, ",\n\t\t.offset = %#" PRIx64 ",\n", u->offset);
 		if (u->sem_off)
 			sb_printf(d, "\t\t.sdt_sem = %#" PRIx64 ",\n",
 				  u->sem_off);
 		if (u->exe) {
 			sb_puts(d, "\t\t.exe = ");
-			c_string(d, u->exe);
+			sb_c_string(d, u->exe);
 			sb_puts(d, ",\n");
 		}
 		if (u->pid)
