@@ -53,7 +53,7 @@ static const struct file library[] = {
 	  "probe loop.b = loop.a { }\n"
 	  "probe maybe = no.such.point ?, end { }\n"
 	  "probe first = begin !, end { }\n"
-	  "probe kern = process(1).function(\"main\") { }\n" },
+	  "probe kern = process(1).statement(0x401000).absolute { }\n" },
 	{ "over.stp",
 	  "function ov(x) :2 { return 2 }\n"
 	  "function ov(x) :1 { if (x) next; return 1 }\n"
@@ -292,9 +292,9 @@ static void matching(void)
 	says("probe al.*.x {}", "no match for probe point 'al.*.x'");
 	says("probe loop.a {}", "recursive expansion of probe alias");
 	says("probe kern {}", "error: probe point "
-	     "'process(1).function(\"main\")' is not supported yet");
+	     "'process(1).statement(4198400).absolute' is not supported yet");
 	says("probe kern {}", "note: probe alias 'kern' expands to it here");
-	says("probe process(1).function(\"main\") {}",
+	says("probe process(1).statement(0x401000).absolute {}",
 	     "is not supported yet");
 	says("probe timer.ms {}", "'ms' needs a number");
 	says("probe timer.ms(10).randomize(10) {}",
