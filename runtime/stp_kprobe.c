@@ -7,7 +7,7 @@
 /* "ext4:ext4_foo": the length of the module part, 0 for the kernel's. */
 static size_t _stp_kprobe_modlen(const struct stp_kprobe *k)
 {
-	const char *colon = strchr(k->symbol, ':');
+	const char *colon = k->symbol ? strchr(k->symbol, ':') : NULL;
 
 	return colon ? colon - k->symbol : 0;
 }
@@ -42,6 +42,10 @@ static void _stp_kprobe_error(const struct stp_kprobe *k, int rc)
 				"%s: module %.*s is not loaded, or has no "
 				"symbol %s (%d)\n", k->probe->pp, (int)n,
 				k->symbol, k->symbol + n + 1, rc);
+	else if (rc == -ENOENT && !k->symbol)
+		_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: cannot probe "
+				"%s: no function of the running kernel is "
+				"there (%d)\n", k->probe->pp, rc);
 	else
 		_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: cannot probe "
 				"%s: %s (%d)\n", k->probe->pp,
@@ -55,7 +59,7 @@ static int _stp_kprobe_register_one(struct stp_kprobe *k)
 	 */
 	k->krp.kp.symbol_name = k->symbol;
 	k->krp.kp.offset = k->offset;
-	k->krp.kp.addr = NULL;
+	k->krp.kp.addr = k->symbol ? NULL : (kprobe_opcode_t *)k->addr;
 	k->krp.kp.flags = 0;
 	if (!k->ret)
 		return register_kprobe(&k->krp.kp);

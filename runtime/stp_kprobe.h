@@ -17,6 +17,8 @@ struct stp_kprobe {
 	const struct stp_probe *probe;
 	const char *symbol;		/* "vfs_read", "ext4:ext4_foo" */
 	unsigned long offset;		/* from symbol: a statement probe */
+	unsigned long addr;		/* no symbol: an absolute address
+					 * (guru mode's .absolute) */
 	size_t data_size;		/* .return: size of the saved values */
 	int maxactive;			/* .return: 0 = the kernel's default */
 	bool ret;			/* a kretprobe */

@@ -17,6 +17,13 @@
 #ifndef MAXNESTING
 #define MAXNESTING 10
 #endif
+/* --suppress-time-limits (guru mode): a handler may run as long as it
+ * takes, so the others wait for its locks as long as it takes too.
+ */
+#ifdef STAP_SUPPRESS_TIME_LIMITS_ENABLE
+#undef MAXTRYLOCK
+#define MAXTRYLOCK 0x7fffffff
+#endif
 #ifndef MAXTRYLOCK
 #define MAXTRYLOCK 100
 #endif

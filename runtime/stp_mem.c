@@ -5,6 +5,7 @@
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/stacktrace.h>
+#include <asm/unwind.h>
 
 int _stp_kread(void *dst, unsigned long addr, size_t n)
 {
@@ -111,6 +112,22 @@ long _stp_ustrncpy(char *dst, unsigned long addr, size_t n)
 	return _stp_strncpy_nofault(dst, addr, n, true);
 }
 
+/* Whether [addr, addr + n) may be handed to __put_kernel_nofault: a
+ * user address faults under SMAP without looking for a fixup (an oops),
+ * and a non-canonical one is a general protection fault that the fixup
+ * reports as a bug (x86-64).  copy_from_kernel_nofault checks the same.
+ */
+static bool _stp_kwrite_allowed(unsigned long addr, size_t n)
+{
+	unsigned long last = addr + n - 1;
+	u8 bits = boot_cpu_data.x86_virt_bits;
+
+	if (!n || last < addr || addr < TASK_SIZE_MAX + PAGE_SIZE)
+		return false;
+	return !bits || (__is_canonical_address(addr, bits) &&
+			 __is_canonical_address(last, bits));
+}
+
 /* copy_to_kernel_nofault is not exported either; the arch's inline
  * __put_kernel_nofault is.
  */
@@ -119,6 +136,8 @@ int _stp_kwrite(unsigned long addr, const void *src, size_t n)
 	const unsigned char *p = src;
 	size_t i;
 
+	if (!_stp_kwrite_allowed(addr, n))
+		return -EFAULT;
 	pagefault_disable();
 	for (i = 0; i < n; i++)
 		__put_kernel_nofault((unsigned char *)addr + i, p + i,
@@ -130,10 +149,24 @@ fault:
 	return -EFAULT;
 }
 
+/* A uprobe's handler may fault the page in, as _stp_uread does: a
+ * copy-on-write page of the program's data is only writable after a
+ * fault.
+ */
 int _stp_uwrite(unsigned long addr, const void *src, size_t n)
 {
-	return copy_to_user_nofault((void __user *)addr, src, n) ?
-	       -EFAULT : 0;
+	unsigned long left;
+
+	if (likely(!copy_to_user_nofault((void __user *)addr, src, n)))
+		return 0;
+	if (!_stp_uread_may_fault() || !access_ok((void __user *)addr, n))
+		return -EFAULT;
+	migrate_disable();
+	preempt_enable();
+	left = copy_to_user((void __user *)addr, src, n);
+	preempt_disable();
+	migrate_enable();
+	return left ? -EFAULT : 0;
 }
 
 struct pt_regs *_stp_user_regs(struct context *c)
@@ -154,13 +187,44 @@ unsigned long _stp_probe_pc(struct context *c, int user)
 	return instruction_pointer(regs);
 }
 
+/* The kernel's own unwinder (ORC on our kernels), started from the
+ * registers of the probe hit as perf does: the probed pc first, then
+ * the return addresses outward, kretprobe trampolines already replaced.
+ * Registers saved by hardware (an int3 kprobe) are walked from; partial
+ * ones (ftrace-based kprobes) only give the stack pointer to start at.
+ */
+static int _stp_kstack_unwind(struct pt_regs *regs, unsigned long *pcs,
+			      int max)
+{
+	struct unwind_state st;
+	unsigned long a;
+	int n = 0;
+
+	if (max <= 0)
+		return 0;
+	pcs[n++] = instruction_pointer(regs);
+	if (regs->flags & X86_EFLAGS_FIXED)
+		unwind_start(&st, current, regs, NULL);
+	else
+		unwind_start(&st, current, NULL,
+			     (unsigned long *)kernel_stack_pointer(regs));
+	for (; !unwind_done(&st) && n < max; unwind_next_frame(&st)) {
+		a = unwind_get_return_address(&st);
+		if (!a)
+			break;
+		pcs[n++] = a;
+	}
+	return n;
+}
+
 int _stp_stack_unwind(struct context *c, int user, unsigned long *pcs,
 		      int max)
 {
-	(void)c;
 	if (user)
-		return -ENOSYS;	/* user unwinding comes with uprobes */
-	return (int)stack_trace_save(pcs, (unsigned int)max, 1);
+		return _stp_ustack_unwind(c, pcs, max);
+	if (!c->regs || user_mode(c->regs))
+		return 0;
+	return _stp_kstack_unwind(c->regs, pcs, max);
 }
 
 /* sprint_symbol() gives "name+0xoff/0xsize [module]". */
@@ -172,7 +236,7 @@ int _stp_sym_lookup(unsigned long addr, struct task_struct *task,
 
 	memset(sym, 0, sizeof(*sym));
 	if (task)
-		return -ENOSYS;	/* user symbols come with uprobes */
+		return _stp_usym_lookup(addr, task, sym);
 	/* probe context: preemption is off, this CPU's buffer is ours */
 	buf = *this_cpu_ptr(&_stp_symbuf);
 	sprint_symbol(buf, addr);

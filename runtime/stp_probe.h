@@ -22,6 +22,10 @@ struct stp_probe {
 	int index;
 	int type;			/* enum stp_probe_type */
 	void (*handler)(struct context *c);
+	/* the string literals of a handler shared by several probes
+	 * (the translator's cshare.h), else NULL
+	 */
+	const char *const *lits;
 	/* -t timing */
 	atomic64_t hits;
 	atomic64_t skipped;

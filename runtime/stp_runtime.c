@@ -4,10 +4,12 @@
  * is stp_core.c, an object of its own.
  */
 #include "stp_probe.c"
+#include "stp_usym.c"
 #include "stp_mem.c"
 #include "stp_session.c"
 #include "stp_kprobe.c"
 #include "stp_tracepoint.c"
+#include "stp_syscall.c"
 #include "stp_uframe.c"
 #include "stp_uprobe.c"
 #include "stp_task.c"

@@ -15,7 +15,9 @@
 #include "stp_transport.h"
 #include "stp_kprobe.h"
 #include "stp_tracepoint.h"
+#include "stp_syscall.h"
 #include "stp_uprobe.h"
+#include "stp_usym.h"
 #include "stp_task.h"
 #include "stp_probe_inline.h"
 

@@ -126,6 +126,7 @@ static void _stp_sess_do_start(void)
 	if (_stp_sess_ended) {
 		r.rc = -ESRCH;		/* EXIT came first */
 	} else {
+		_stp_usyms_start();
 		r.rc = stp_probes_start();
 		if (r.rc) {
 			/* Nothing is armed: stopping only flushes. */
@@ -171,6 +172,7 @@ static void _stp_sess_do_end(void)
 		_stp_sess_leave_running(STAP_SESSION_STOPPING);
 		stp_probes_stop();
 	}
+	_stp_usyms_stop();
 }
 
 static void _stp_sess_do_stop(bool reply)

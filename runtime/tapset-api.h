@@ -127,17 +127,19 @@ int _stp_stack_unwind(struct context *c, int user, unsigned long *pcs,
 /* What the runtime knows about the code or data at an address. */
 struct _stp_sym {
 	const char *name;	/* symbol containing addr, NULL if unknown */
-	unsigned long offset;	/* addr - symbol start */
+	unsigned long offset;	/* addr - symbol start; without a name,
+				 * the offset in a user object's file */
 	unsigned long size;	/* symbol size, 0 if unknown */
-	const char *module;	/* "kernel", a module name, or the base name
-				 * of a user object; NULL if unknown */
+	const char *module;	/* "kernel", a module name, or the path of
+				 * a user object; NULL if unknown */
 };
 
 /* Look addr up in the kernel (task == NULL) or in task's address space
  * using the symbol tables the module carries (-d, --ldd, the probed
  * objects) and kallsyms.  Fills *sym and returns 0 when at least the
  * module is known, -ENOENT otherwise.  The strings stay valid until
- * the probe handler returns.  Never sleeps or allocates.
+ * the probe handler returns (user paths: until the next lookup on this
+ * CPU).  Never sleeps or allocates.
  */
 int _stp_sym_lookup(unsigned long addr, struct task_struct *task,
 		    struct _stp_sym *sym);

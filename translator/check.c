@@ -1,8 +1,10 @@
 /* check.c - pass 2 rules beyond types and the parser's: arrays changed
  * under their own foreach (also by called functions), target writes
- * without -g, @entry, delete, histogram, @variance and array limits.
+ * without -g (and under -g, what cannot be written), guru-only tapset
+ * functions, @entry, delete, histogram, @variance and array limits.
  */
 #include "elab.h"
+#include "target.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -265,11 +267,40 @@ static void check_call_modify(struct checker *c, struct expr *e)
 
 /* Lvalues and guru mode */
 
+/* A .return probe reads $param as it was at entry (elaboration made it
+ * an @entry), which is a copy: writing it would change nothing.
+ */
 static void check_target_write(struct checker *c, struct expr *lv)
 {
-	if (lv->kind == EX_TARGET && !c->s->opt.guru && in_user_code(lv->loc))
-		diag_error(c->s, lv->loc, "assignment to target variable needs "
-			   "guru mode (-g)");
+	const char *why;
+
+	if (lv->kind != EX_TARGET && lv->kind != EX_ENTRY)
+		return;
+	if (!c->s->opt.guru) {
+		if (in_user_code(lv->loc))
+			diag_error(c->s, lv->loc, "assignment to target "
+				   "variable needs guru mode (-g)");
+		return;
+	}
+	if (lv->kind == EX_ENTRY) {
+		why = lv->a && lv->a->name ? lv->a->name : "@entry";
+		diag_error(c->s, lv->loc, "cannot assign to '%s' in a .return "
+			   "probe: it is the value saved at entry (only "
+			   "$return can be written there)", why);
+		return;
+	}
+	why = target_write_error(c->s->arena, lv);
+	if (why)
+		diag_error(c->s, lv->loc, "%s", why);
+}
+
+/* Tapset functions marked guru (set_kernel_long...) write memory. */
+static void check_guru_call(struct checker *c, struct expr *e)
+{
+	if (e->func && e->func->guru_only && !c->s->opt.guru &&
+	    in_user_code(e->loc))
+		diag_error(c->s, e->loc, "function '%s' needs guru mode (-g)",
+			   e->func->name);
 }
 
 /* The parser has made sure the operand is an lvalue. */
@@ -419,6 +450,7 @@ static bool check_expr(struct elab_walk *w, struct expr *e)
 		break;
 	case EX_CALL:
 		check_call_modify(c, e);
+		check_guru_call(c, e);
 		break;
 	case EX_HIST:
 		check_hist(c, e);

@@ -25,6 +25,9 @@ struct derived_probe {
 	struct expr *cond;		/* ANDed if() conditions, or NULL */
 	struct vec locals;		/* struct vardecl * */
 	const char *name;		/* canonical point text, e.g. "begin" */
+	const char *alias_name;		/* the alias the written point
+					 * matched, with its suffix
+					 * ("syscall.read"), or NULL */
 	int index;
 	void *priv;			/* provider data */
 	struct vec entry_exprs;		/* EX_ENTRY nodes saved at entry,

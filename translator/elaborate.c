@@ -55,6 +55,7 @@ struct frame {
 	struct probe_point *name;	/* the alias name that matched */
 	struct probe_point *target;	/* the alias's point, as written */
 	struct probe_point *from;	/* the point that matched the name */
+	int suffix;			/* from's components past the name */
 };
 
 /* The expansion of one written probe point. */
@@ -893,6 +894,19 @@ static int make_derived(struct xp *x, const struct provider *prov,
 	return made;
 }
 
+/* The alias name that the written point matched, with the suffix
+ * carried past it: what -l and -L list.
+ */
+static const char *alias_listed(struct arena *a, const struct frame *f)
+{
+	struct probe_point *p = clone_probe_point(a, f->name);
+	int m;
+
+	for (m = f->suffix; m < f->from->comps.n; m++)
+		vec_push(a, &p->comps, clone_pp_comp(a, comp_at(f->from, m)));
+	return intern(pp_text(a, p));
+}
+
 static int make_one(struct xp *x, const struct provider *prov,
 		    struct probe_point *u)
 {
@@ -917,6 +931,8 @@ static int make_one(struct xp *x, const struct provider *prov,
 	vec_push(s->arena, &dp->alias_chain, x->upoint);
 	for (k = 0; k < x->nframes; k++)
 		vec_push(s->arena, &dp->alias_chain, x->frames[k].target);
+	if (x->nframes)
+		dp->alias_name = alias_listed(s->arena, &x->frames[0]);
 	derive_cond(x, dp);
 	derive_body(x, dp);
 	dp->index = s->probes.n;
@@ -978,6 +994,7 @@ static int expand_alias(struct xp *x, const struct cand *c,
 		f->name = c->name;
 		f->target = t;
 		f->from = u;
+		f->suffix = k;
 		r = resolve_point(x, tp);
 		x->nframes--;
 		made += r;

@@ -4,9 +4,11 @@
  * and every error jumps to the label of the innermost try or the
  * handler's exit.  The file reads like hand-written kernel code.
  */
+#include "usyms.h"
 #include "emit.h"
 #include "target.h"
 #include "creflow.h"
+#include "cshare.h"
 #include "format.h"
 #include "provider.h"
 
@@ -53,6 +55,10 @@ struct emitter {
 	struct vec groups;		/* struct group *: emit_group families */
 	struct strbuf *gstart, *gstop;	/* a family's emit_group output */
 	struct strbuf gstarts, gfail, gstops;
+	struct vec shared;		/* struct shared *: handler keys */
+	struct strbuf share_defs;	/* probes that run another's handler */
+	struct strbuf lit_tables;	/* literals of shared handlers */
+	const char **lits_of;		/* per probe: its literal table */
 };
 
 /* The probes of a family that is emitted all at once. */
@@ -157,26 +163,6 @@ static const char *where(struct emitter *em, const struct expr *e)
 		      e->loc);
 }
 
-/* A C string literal of arbitrary text. */
-static void c_quote(struct strbuf *o, const char *s)
-{
-	sb_putc(o, '"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			sb_putc(o, '\\');
-		if (*s == '\n') {
-			sb_puts(o, "\\n");
-			continue;
-		}
-		if ((unsigned char)*s < 0x20) {
-			sb_printf(o, "\\%03o", (unsigned char)*s);
-			continue;
-		}
-		sb_putc(o, *s);
-	}
-	sb_putc(o, '"');
-}
-
 /* A fresh string temporary of the current body. */
 static const char *new_tmp(struct emitter *em)
 {
@@ -199,9 +185,9 @@ static void raise_at(struct emitter *em, struct strbuf *o, const char *msg,
 		     const struct expr *e)
 {
 	sb_printf(o, "_stp_error_at(c, ");
-	c_quote(o, msg);
+	sb_c_string(o, msg);
 	sb_puts(o, ", ");
-	c_quote(o, where(em, e));
+	sb_c_string(o, where(em, e));
 	sb_printf(o, "); %s;", fail_jump(em));
 }
 
@@ -465,6 +451,9 @@ static const char *overflow_msg(struct emitter *em, const struct expr *arr)
 	return "Array overflow, check MAXMAPENTRIES";
 }
 
+static void gen_target_store(struct emitter *em, struct strbuf *o,
+			     const struct expr *lv, const char *value_var);
+
 /* Store into a variable or array element; the expression's value is
  * the stored value.
  */
@@ -472,6 +461,10 @@ static void gen_store(struct emitter *em, struct strbuf *o,
 		      const struct expr *lv, const char *value_var,
 		      enum type t)
 {
+	if (lv->kind == EX_TARGET) {
+		gen_target_store(em, o, lv, value_var);
+		return;
+	}
 	if (lv->kind == EX_SYM) {
 		if (t == TY_STRING)
 			sb_printf(o, "_stp_strcpy(%s, %s); ",
@@ -524,12 +517,6 @@ static void gen_assign(struct emitter *em, struct strbuf *o,
 	const struct expr *lv = e->a;
 	const char *op = e->op;
 
-	if (lv->kind == EX_TARGET) {
-		emit_error(em, e->loc, "assignment to target variables is "
-			   "not supported yet");
-		sb_puts(o, "0");
-		return;
-	}
 	if (!strcmp(op, "<<<")) {
 		gen_stat_add(em, o, e);
 		return;
@@ -640,7 +627,7 @@ static void gen_call_one(struct emitter *em, struct strbuf *o,
 			sb_printf(o, "__f->l_%s = __a%d; ", p->name, i);
 	}
 	sb_printf(o, "c->last_stmt = ");
-	c_quote(o, where(em, e));
+	sb_c_string(o, where(em, e));
 	sb_printf(o, "; c->nesting++; stp_fn_%s(c); c->nesting--; "
 		  "if (unlikely(c->last_error)) %s; ", id, fail_jump(em));
 	if (f->type == TY_STRING)
@@ -688,7 +675,7 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 	 */
 	sb_puts(o, "if (unlikely(c->nesting + 1 > MAXNESTING)) { "
 		"_stp_error_at(c, \"MAXNESTING exceeded\", ");
-	c_quote(o, at_loc(em, arena_printf(em->s->arena, "identifier '%s'",
+	sb_c_string(o, at_loc(em, arena_printf(em->s->arena, "identifier '%s'",
 					   f->name), f->loc));
 	sb_printf(o, "); %s; } ", fail_jump(em));
 	gen_call_one(em, o, e, f, res);
@@ -861,7 +848,7 @@ static void gen_print_fault_check(struct emitter *em, struct strbuf *o,
 	sb_puts(o, "{ unsigned long __fa; int __fu; "
 		"if (unlikely(_stp_print_fault(&__fa, &__fu))) { "
 		"_stp_error_fmt(c, ");
-	c_quote(o, where(em, e));
+	sb_c_string(o, where(em, e));
 	sb_printf(o, ", \"%%s read fault at 0x%%lx\", __fu ? \"user\" : "
 		  "\"kernel\", __fa); %s; } } ", fail_jump(em));
 }
@@ -933,7 +920,7 @@ static void gen_kread(struct emitter *em, struct strbuf *o, const char *var,
 	sb_printf(o, "{ u%u __t; if (_stp_%cread(&__t, %s, %u)) { "
 		  "_stp_error_fmt(c, ", size * 8, em->uread ? 'u' : 'k', addr,
 		  size);
-	c_quote(o, at);
+	sb_c_string(o, at);
 	sb_printf(o, ", \"%s read fault at 0x%%lx\", (unsigned long)(%s)); "
 		  "%s; } %s = __t; } ", em->uread ? "user" : "kernel", addr,
 		  fail_jump(em), var);
@@ -1147,7 +1134,7 @@ static void gen_pretty(struct emitter *em, struct strbuf *o,
 			sb_printf(o, "if (_stp_pp_%carr(%s, %s, %u)) { "
 				  "_stp_error_fmt(c, ", em->uread ? 'u' : 'k',
 				  buf, a, t->nelem);
-			c_quote(o, at);
+			sb_c_string(o, at);
 			sb_printf(o, ", \"%s read fault at 0x%%lx\", %s); "
 				  "%s; } ", em->uread ? "user" : "kernel", a,
 				  fail_jump(em));
@@ -1264,7 +1251,7 @@ static void gen_target_reads(struct emitter *em, struct strbuf *o,
 
 	if (r->base == TRB_STRING) {
 		sb_puts(o, "((const char *)");
-		c_quote(o, r->reg);
+		sb_c_string(o, r->reg);
 		sb_puts(o, ")");
 		return;
 	}
@@ -1305,6 +1292,93 @@ static void gen_target(struct emitter *em, struct strbuf *o,
 
 	em->uread = e->tref->user;
 	gen_target_reads(em, o, e);
+	em->uread = old;
+}
+
+/* Write the n bytes of the unsigned variable var at address addr, or
+ * fail the handler naming the address.
+ */
+static void gen_kwrite(struct emitter *em, struct strbuf *o, const char *var,
+		       const char *addr, unsigned int n, const char *at)
+{
+	sb_printf(o, "{ u%u __w = (u%u)%s; if (_stp_%cwrite(%s, &__w, %u)) { "
+		  "_stp_error_fmt(c, ", n * 8, n * 8, var,
+		  em->uread ? 'u' : 'k', addr, n);
+	sb_c_string(o, at);
+	sb_printf(o, ", \"%s write fault at 0x%%lx\", (unsigned long)(%s)); "
+		  "%s; } } ", em->uread ? "user" : "kernel", addr,
+		  fail_jump(em));
+}
+
+/* A bitfield is written by reading the bytes that hold it, replacing
+ * its bits and writing them back.
+ */
+static void gen_bitfield_store(struct emitter *em, struct strbuf *o,
+			       const struct tref *r, const char *a,
+			       const char *v, const char *value_var,
+			       const char *at)
+{
+	unsigned int n = read_size(r->final->size);
+	unsigned long long mask;
+
+	if (r->bit_off + r->bit_size > n * 8)
+		n = 8;
+	mask = r->bit_size >= 64 ? ~0ULL : (1ULL << r->bit_size) - 1;
+	gen_kread(em, o, v, a, n, at);
+	sb_printf(o, "%s = (%s & ~(%#llxULL << %u)) | (((u64)%s & %#llxULL) "
+		  "<< %u); ", v, v, mask, r->bit_off, value_var, mask,
+		  r->bit_off);
+	gen_kwrite(em, o, v, a, n, at);
+}
+
+/* lv = value_var (guru mode; pass 2 let only writable targets through):
+ * memory through the fault-safe writes, a register in the probe's saved
+ * pt_regs, which the probed code gets back when the probe returns.
+ */
+static void gen_target_write(struct emitter *em, struct strbuf *o,
+				   const struct expr *lv,
+				   const char *value_var)
+{
+	const struct tref *r = lv->tref;
+	const char *at = where(em, lv);
+	const char *a, *v;
+
+	tvar_open(em, o, "0", &a, &v);
+	if (r->in_mem) {
+		gen_tbase(em, o, lv, r, a, v);
+		gen_tsteps(em, o, r, a, v, at);
+	}
+	if (r->in_mem && r->bit_size) {
+		gen_bitfield_store(em, o, r, a, v, value_var, at);
+	} else if (r->in_mem) {
+		sb_printf(o, "%s = (u64)%s; ", v, value_var);
+		gen_kwrite(em, o, v, a, read_size(r->final->size), at);
+	} else {
+		/* the register takes the value as the type extends it */
+		sb_printf(o, "%s = (u64)%s; ", v, value_var);
+		gen_tconvert(o, r->final, 0, 0, v);
+		if (r->base == TRB_RETURN)
+			sb_printf(o, "regs_set_return_value(%s, "
+				  "(unsigned long)%s); ", tregs(r), v);
+		else
+			sb_printf(o, "%s->%s = (unsigned long)%s; ", tregs(r),
+				  r->reg, v);
+	}
+	sb_puts(o, "} ");
+}
+
+static void gen_target_store(struct emitter *em, struct strbuf *o,
+			     const struct expr *lv, const char *value_var)
+{
+	bool old = em->uread;
+
+	if (!lv->tref) {
+		gen_target_unsupported(em, o, lv, "target variable access");
+		sb_puts(o, "; ");
+		return;
+	}
+	em->uread = lv->tref->user;
+	gen_target_write(em, o, lv, value_var);
 	em->uread = old;
 }
 
@@ -1541,7 +1615,7 @@ static void charge_actions(struct emitter *em, const struct stmt *at)
 	o.len = 0;
 	sb_puts(&o, "if (unlikely(c->actionremaining < 0)) { "
 		"_stp_error_at(c, \"MAXACTION exceeded\", ");
-	c_quote(&o, stmt_near(em, at));
+	sb_c_string(&o, stmt_near(em, at));
 	sb_printf(&o, "); %s; }", fail_jump(em));
 	line(em, "%s", o.buf);
 	sb_free(&o);
@@ -2216,9 +2290,9 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	}
 	sb_printf(d, "};\n\nstatic struct stp_probe stp_entry_probe_%d = {\n"
 		  "\t.pp = ", dp->index);
-	c_quote(d, dp->name);
+	sb_c_string(d, dp->name);
 	sb_puts(d, ",\n\t.location = ");
-	c_quote(d, arena_printf(em->s->arena, "%s:%d:%d", l->file ?
+	sb_c_string(d, arena_printf(em->s->arena, "%s:%d:%d", l->file ?
 				l->file->name : "?", l->line, l->col));
 	sb_printf(d, ",\n\t.index = %d,\n\t.type = %s,\n"
 		  "\t.handler = %s,\n};\n\n", dp->index,
@@ -2968,7 +3042,7 @@ static void gen_globals_init(struct emitter *em, struct strbuf *o)
 	}
 	for (i = 0; i < em->regexes.n; i++) {
 		sb_printf(o, "\tif (_stp_regex_compile(&stp_regex[%d], ", i);
-		c_quote(o, em->regexes.items[i]);
+		sb_c_string(o, em->regexes.items[i]);
 		sb_puts(o, "))\n\t\tgoto fail;\n");
 	}
 	sb_puts(o, "\treturn 0;\nfail: __maybe_unused\n\tstp_globals_free();\n"
@@ -3012,6 +3086,154 @@ static void gen_module_params(struct emitter *em, struct strbuf *o)
 	sb_putc(o, '\n');
 }
 
+/* ------------------------------------------------------------------ */
+/* Shared handlers: probes whose handlers differ only in their string  */
+/* literals (the syscall.* aliases: name = "read", error locations)   */
+/* run one C function, which then takes the literals from the probe's  */
+/* descriptor; hundreds of probes compile as one.                      */
+
+struct shared {
+	const char *key;
+	uint32_t hash;
+	int index;			/* the probe whose handler runs */
+	struct body *b;
+	struct vec members;		/* the probes sharing it (intptr_t) */
+	struct vec lits;		/* the literals, as C, of each probe
+					 * (struct vec *), its own first */
+};
+
+static bool embedded_cb(struct elab_walk *w, struct expr *e)
+{
+	if (e->kind == EX_EMBEDDED)
+		*(bool *)w->arg = true;
+	return true;
+}
+
+static bool shareable(const struct derived_probe *dp)
+{
+	bool embedded = false;
+	struct elab_walk w = { embedded_cb, NULL, &embedded };
+
+	if (dp->lean || dp->entry_exprs.n)
+		return false;
+	elab_walk_stmt(&w, dp->body);
+	elab_walk_expr(&w, dp->cond);
+	return !embedded;
+}
+
+/* dp's handler (the last body) and its lock functions (em->decls from
+ * mark) go when an earlier probe's handler can run for it.
+ */
+static void share_handler(struct emitter *em, struct derived_probe *dp,
+			  size_t mark)
+{
+	struct arena *a = em->s->arena;
+	struct body *b = vec_last(&em->bodies);
+	struct vec *lits = arena_alloc(a, sizeof(*lits));
+	struct shared *sh = NULL;
+	const char *key;
+	uint32_t h;
+	int i;
+
+	if (!shareable(dp) || !b || b->func || !b->text.buf)
+		return;
+	key = cshare_key(a, b->text.buf, dp->index, lits);
+	h = hash_bytes(key, strlen(key));
+	for (i = 0; i < em->shared.n && !sh; i++) {
+		sh = em->shared.items[i];
+		if (sh->hash != h || strcmp(sh->key, key))
+			sh = NULL;
+	}
+	if (!sh) {
+		sh = arena_alloc(a, sizeof(*sh));
+		sh->key = key;
+		sh->hash = h;
+		sh->index = dp->index;
+		sh->b = b;
+		vec_push(a, &sh->lits, lits);
+		vec_push(a, &em->shared, sh);
+		return;
+	}
+	vec_push(a, &sh->members, (void *)(intptr_t)dp->index);
+	vec_push(a, &sh->lits, lits);
+	sb_free(&b->text);
+	sb_init(&b->text);
+	sb_putn(&b->text, "", 0);
+	em->decls.len = mark;
+	if (em->decls.buf)
+		em->decls.buf[mark] = '\0';
+	if (!em->share_defs.len)
+		sb_puts(&em->share_defs, "/* probes that run the handler and "
+			"lock functions of another */\n");
+	sb_printf(&em->share_defs, "#define stp_probe_%d stp_probe_%d\n"
+		  "#define stp_probe_%d_lock stp_probe_%d_lock\n"
+		  "#define stp_probe_%d_unlock stp_probe_%d_unlock\n",
+		  dp->index, sh->index, dp->index, sh->index, dp->index,
+		  sh->index);
+}
+
+/* The k-th probe's table of the literals that differ (slot[i] >= 0),
+ * or an earlier probe's with the same ones.
+ */
+static const char *lit_table(struct emitter *em, struct shared *sh, int k,
+			     const int *slot)
+{
+	const struct vec *mine = sh->lits.items[k];
+	int i, j;
+
+	for (j = 0; j < k; j++) {
+		const struct vec *other = sh->lits.items[j];
+
+		for (i = 0; i < mine->n; i++)
+			if (slot[i] >= 0 &&
+			    strcmp(mine->items[i], other->items[i]))
+				break;
+		if (i == mine->n)
+			return em->lits_of[j ? (intptr_t)
+					   sh->members.items[j - 1] :
+					   sh->index];
+	}
+	j = k ? (int)(intptr_t)sh->members.items[k - 1] : sh->index;
+	sb_printf(&em->lit_tables, "static const char *const "
+		  "stp_probe_%d_lits[] = {\n", j);
+	for (i = 0; i < mine->n; i++)
+		if (slot[i] >= 0)
+			sb_printf(&em->lit_tables, "\t%s,\n",
+				  (const char *)mine->items[i]);
+	sb_puts(&em->lit_tables, "};\n\n");
+	return arena_printf(em->s->arena, "stp_probe_%d_lits", j);
+}
+
+/* Once every probe is in: a shared handler takes the literals that
+ * differ between its probes from the running probe's table.
+ */
+static void share_finish(struct emitter *em, struct shared *sh)
+{
+	const struct vec *first = sh->lits.items[0];
+	int *slot = arena_alloc(em->s->arena, sizeof(*slot) *
+				(size_t)(first->n + 1));
+	const char *t;
+	int i, k, n = 0;
+
+	for (i = 0; i < first->n; i++) {
+		slot[i] = -1;
+		for (k = 1; k < sh->lits.n && slot[i] < 0; k++)
+			if (strcmp(first->items[i], ((const struct vec *)
+				   sh->lits.items[k])->items[i]))
+				slot[i] = n++;
+	}
+	if (!n)
+		return;
+	t = cshare_param(em->s->arena, sh->b->text.buf, "c->probe->lits[%d]",
+			 slot);
+	sb_free(&sh->b->text);
+	sb_init(&sh->b->text);
+	sb_puts(&sh->b->text, t);
+	for (k = 0; k < sh->lits.n; k++)
+		em->lits_of[k ? (intptr_t)sh->members.items[k - 1] :
+			    sh->index] = lit_table(em, sh, k, slot);
+}
+
 static void gen_probe_table(struct emitter *em, struct strbuf *o)
 {
 	struct session *s = em->s;
@@ -3024,14 +3246,17 @@ static void gen_probe_table(struct emitter *em, struct strbuf *o)
 		const struct loc *l = &dp->orig->loc;
 
 		sb_printf(o, "\t[%d] = {\n\t\t.pp = ", i);
-		c_quote(o, dp->name);
+		sb_c_string(o, dp->name);
 		sb_puts(o, ",\n\t\t.location = ");
-		c_quote(o, arena_printf(s->arena, "%s:%d:%d",
+		sb_c_string(o, arena_printf(s->arena, "%s:%d:%d",
 					l->file ? l->file->name : "?", l->line,
 					l->col));
 		sb_printf(o, ",\n\t\t.index = %d,\n\t\t.type = %s,\n"
-			  "\t\t.handler = stp_probe_%d,\n\t},\n", i,
+			  "\t\t.handler = stp_probe_%d,\n", i,
 			  probe_type_of(dp), i);
+		if (em->lits_of[i])
+			sb_printf(o, "\t\t.lits = %s,\n", em->lits_of[i]);
+		sb_puts(o, "\t},\n");
 	}
 	sb_puts(o, "};\n\nstatic struct stp_probe stp_final_probe = {\n"
 		"\t.pp = \"end\",\n\t.type = STP_PROBE_END,\n"
@@ -3183,6 +3408,7 @@ static void assemble(struct emitter *em, struct strbuf *out)
 	for (i = 0; i < s->globals.n; i++)
 		gen_global_decl(em, out, s->globals.items[i]);
 	gen_module_params(em, out);
+	sb_puts(out, em->share_defs.buf ? em->share_defs.buf : "");
 	gen_prototypes(em, out);
 	sb_printf(out, "static struct stp_probe stp_probes[%d];\n\n",
 		  s->probes.n ? s->probes.n : 1);
@@ -3192,9 +3418,11 @@ static void assemble(struct emitter *em, struct strbuf *out)
 	gen_function_bodies(em, out, true);
 	gen_function_bodies(em, out, false);
 	gen_final_print(em, out);
+	sb_puts(out, em->lit_tables.buf ? em->lit_tables.buf : "");
 	gen_probe_table(em, out);
 	gen_globals_init(em, out);
 	gen_start_stop(em, out);
+	usyms_emit(s, out);
 	sb_puts(out, "#include \"stp_runtime.c\"\n");
 }
 
@@ -3221,6 +3449,7 @@ int emit_module(struct session *s, const char *module_name,
 {
 	struct emitter em;
 	struct strbuf text;
+	size_t mark;
 	int i;
 
 	memset(&em, 0, sizeof(em));
@@ -3233,6 +3462,10 @@ int emit_module(struct session *s, const char *module_name,
 	sb_init(&em.gfail);
 	sb_init(&em.gstops);
 	sb_init(&em.entry_decls);
+	sb_init(&em.share_defs);
+	sb_init(&em.lit_tables);
+	em.lits_of = arena_alloc(s->arena, sizeof(*em.lits_of) *
+				 (size_t)(s->probes.n + 1));
 	name_globals(&em);
 	em.max_nesting = compute_nesting(s);
 	number_overloads(s);
@@ -3246,10 +3479,14 @@ int emit_module(struct session *s, const char *module_name,
 		if (dp->entry_exprs.n)
 			gen_entry_body(&em, dp);
 		gen_probe_body(&em, dp);
+		mark = em.decls.len;
 		gen_locks(&em, dp);
+		share_handler(&em, dp, mark);
 		classify_probe(&em, dp);
 	}
 	em.dp = NULL;
+	for (i = 0; i < em.shared.n; i++)
+		share_finish(&em, em.shared.items[i]);
 	gen_group_start(&em, &em.gstarts, &em.gfail);
 	sort_by_sequence(&em.begins);
 	sort_by_sequence(&em.ends);
@@ -3267,6 +3504,8 @@ int emit_module(struct session *s, const char *module_name,
 	sb_free(&em.gfail);
 	sb_free(&em.gstops);
 	sb_free(&em.entry_decls);
+	sb_free(&em.share_defs);
+	sb_free(&em.lit_tables);
 	for (i = 0; i < em.bodies.n; i++)
 		sb_free(&((struct body *)em.bodies.items[i])->text);
 	return em.nerrors ? -1 : 0;

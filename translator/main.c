@@ -199,16 +199,107 @@ int driver_pass1(struct session *s)
 	return s->errors ? -1 : 0;
 }
 
+/* A probe is listed under the alias the written point matched, else
+ * under its own point.
+ */
+static const char *listed_as(const struct derived_probe *dp)
+{
+	return dp->alias_name ? dp->alias_name : dp->name;
+}
+
 static int cmp_probe_name(const void *a, const void *b)
 {
 	const struct derived_probe *x = *(void *const *)a;
 	const struct derived_probe *y = *(void *const *)b;
 
-	return strcmp(x->name, y->name);
+	return strcmp(listed_as(x), listed_as(y));
+}
+
+/* -L of an alias: the locals of its body ("name:type", in the order
+ * they first appear; not the tapset's own "__" temporaries), then the
+ * target variables of the point under it ("$name:type").
+ */
+static void alias_vars(struct session *s, const struct derived_probe *dp,
+		       struct vec *out)
+{
+	struct strbuf sb;
+	const char *p, *q;
+	int i;
+
+	for (i = 0; i < dp->locals.n; i++) {
+		const struct vardecl *v = dp->locals.items[i];
+
+		if (strncmp(v->name, "__", 2))
+			vec_push(s->arena, out, arena_printf(s->arena, "%s:%s",
+					v->name, type_name(v->type)));
+	}
+	if (!dp->prov->list_vars)
+		return;
+	sb_init(&sb);
+	dp->prov->list_vars(dp, &sb);
+	/* " $a:t1 $b:unsigned int": types may hold spaces, names no '$' */
+	for (p = sb.buf ? strstr(sb.buf, " $") : NULL; p; p = q) {
+		q = strstr(p + 1, " $");
+		vec_push(s->arena, out, arena_strndup(s->arena, p + 1, q ?
+				(size_t)(q - p - 1) : strlen(p + 1)));
+	}
+	sb_free(&sb);
+}
+
+static bool vec_has_str(const struct vec *v, const char *str)
+{
+	int i;
+
+	for (i = 0; i < v->n; i++)
+		if (!strcmp(v->items[i], str))
+			return true;
+	return false;
+}
+
+/* An alias's line: its name, then what all n of its probes have. */
+static void list_alias(struct session *s, struct derived_probe **dps,
+		       int n)
+{
+	struct vec first = { 0 };
+	int i, j;
+
+	printf("%s", listed_as(dps[0]));
+	if (s->opt.list_vars)
+		alias_vars(s, dps[0], &first);
+	for (i = 0; i < first.n; i++) {
+		for (j = 1; j < n; j++) {
+			struct vec other = { 0 };
+
+			alias_vars(s, dps[j], &other);
+			if (!vec_has_str(&other, first.items[i]))
+				break;
+		}
+		if (j == n)
+			printf(" %s", (const char *)first.items[i]);
+	}
+	putchar('\n');
+}
+
+static void list_point(struct session *s, struct derived_probe *dp)
+{
+	const char *name = dp->name;
+
+	if (dp->prov->list_name)
+		name = dp->prov->list_name(dp, s->arena);
+	if (s->opt.list_vars && dp->prov->list_vars) {
+		struct strbuf sb;
+
+		sb_init(&sb);
+		dp->prov->list_vars(dp, &sb);
+		printf("%s%s\n", name, sb.buf ? sb.buf : "");
+		sb_free(&sb);
+	} else {
+		printf("%s\n", name);
+	}
 }
 
 /* -l/-L: the pattern becomes "probe PATTERN {}" and pass 2 resolves it;
- * the points are listed sorted, each once.
+ * the points are listed sorted, each once, an alias by its own name.
  */
 static int list_probes(struct session *s)
 {
@@ -217,7 +308,7 @@ static int list_probes(struct session *s)
 	struct srcfile *src = srcfile_new(s->arena, "<input>", text,
 					  strlen(text));
 	struct derived_probe **dps;
-	int i, shown = 0;
+	int i, n, shown = 0;
 
 	parse_load_macro_files(s);
 	s->user_file = parse_file(s, src, false);
@@ -231,25 +322,15 @@ static int list_probes(struct session *s)
 	for (i = 0; i < s->probes.n; i++)
 		dps[i] = s->probes.items[i];
 	qsort(dps, (size_t)s->probes.n, sizeof(*dps), cmp_probe_name);
-	for (i = 0; i < s->probes.n; i++) {
-		struct derived_probe *dp = dps[i];
-		const char *name = dp->name;
-
-		if (i && dps[i - 1]->name == dp->name)
-			continue;
+	for (i = 0; i < s->probes.n; i += n) {
+		for (n = 1; i + n < s->probes.n &&
+		     listed_as(dps[i + n]) == listed_as(dps[i]); n++)
+			;
 		shown++;
-		if (dp->prov->list_name)
-			name = dp->prov->list_name(dp, s->arena);
-		if (s->opt.list_vars && dp->prov->list_vars) {
-			struct strbuf sb;
-
-			sb_init(&sb);
-			dp->prov->list_vars(dp, &sb);
-			printf("%s%s\n", name, sb.buf ? sb.buf : "");
-			sb_free(&sb);
-		} else {
-			printf("%s\n", name);
-		}
+		if (dps[i]->alias_name)
+			list_alias(s, dps + i, n);
+		else
+			list_point(s, dps[i]);
 	}
 	free(dps);
 	return shown ? 0 : 1;

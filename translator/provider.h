@@ -134,5 +134,6 @@ extern const struct provider kfunc_provider;
 extern const struct provider tracepoint_provider;
 extern const struct provider uprobe_provider;
 extern const struct provider process_events_provider;
+extern const struct provider syscall_provider;
 
 #endif

@@ -86,6 +86,7 @@ static const struct provider *const providers[] = {
 	&tracepoint_provider,
 	&uprobe_provider,
 	&process_events_provider,
+	&syscall_provider,
 	&hwbkpt_provider,
 	&perf_provider,
 	&procfs_provider,

@@ -83,6 +83,7 @@ struct stap_options {
 struct stapfile;
 struct kernel_types;
 struct diag_state;
+struct sc_table;
 
 struct session {
 	struct arena *arena;
@@ -109,6 +110,8 @@ struct session {
 	struct vec embeds;		/* struct embedded * */
 	bool arg_used[STAP_MAX_ARGS];	/* $N/@N seen in any file */
 	struct kernel_types *ktypes;	/* target.c: loaded on first use */
+	struct sc_table *syscalls;	/* providers/syscall.c: the kernel's
+					 * system call numbers, read once */
 	struct vec user_objs;		/* struct uelf *: programs and
 					 * libraries of process probes */
 	/* diagnostics */

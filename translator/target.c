@@ -538,6 +538,70 @@ struct tref *target_of_loc(struct arena *a, const struct ktype *type,
 	return r;
 }
 
+/* What a write needs: somewhere to put the value and a scalar type. */
+static const char *write_type_error(struct arena *a, const struct tref *r)
+{
+	const struct ktype *t = r->final;
+
+	switch (t->kind) {
+	case KT_INT:
+	case KT_ENUM:
+	case KT_PTR:
+		return NULL;
+	case KT_ARRAY:
+		if (t->target && t->target->kind == KT_INT &&
+		    t->target->is_char)
+			return arena_printf(a, "cannot assign to a char array "
+					    "('%s'): write strings with "
+					    "set_%s_string()", ktype_name(t),
+					    r->user ? "user" : "kernel");
+		break;
+	default:
+		break;
+	}
+	return arena_printf(a, "cannot assign to a value of type '%s': only "
+			    "integers, enums and pointers can be written",
+			    ktype_name(t));
+}
+
+const char *target_write_error(struct arena *a, const struct expr *e)
+{
+	const struct tref *r = e->tref;
+	const char *name = e->name ? e->name : "@cast";
+	const char *why;
+
+	if (!r)
+		return NULL;	/* not resolved: already reported */
+	if (e->addressof)
+		return "cannot assign to an address ('&')";
+	if (e->pretty || r->base == TRB_LIST || r->base == TRB_STRING)
+		return arena_printf(a, "cannot assign to '%s': it is text "
+				    "made for printing", name);
+	why = write_type_error(a, r);
+	if (why)
+		return why;
+	if (r->in_mem)
+		return NULL;
+	if (r->nsteps)
+		return arena_printf(a, "cannot assign to a member of '%s', a "
+				    "structure held in registers", name);
+	switch (r->base) {
+	case TRB_REG:
+	case TRB_RETURN:
+		return NULL;
+	case TRB_REGVAL:
+	case TRB_CONSTV:
+		return arena_printf(a, "cannot assign to '%s': here the "
+				    "debuginfo only computes its value (no "
+				    "register or memory holds it)", name);
+	case TRB_TARG:
+		return arena_printf(a, "cannot assign to tracepoint argument "
+				    "'%s': it is a copy", name);
+	default:
+		return arena_printf(a, "cannot assign to '%s'", name);
+	}
+}
+
 void target_list_params(struct strbuf *sb, const struct kfunc *f)
 {
 	int i;

@@ -69,6 +69,12 @@ struct tref {
 struct tref *target_param(struct arena *a, const struct kfunc *f, int i,
 			  const char **why);
 
+/* Why the bound target e cannot be assigned (guru mode), or NULL when
+ * it can: a register, memory, or $return, of integer, enum or pointer
+ * type.
+ */
+const char *target_write_error(struct arena *a, const struct expr *e);
+
 /* $$parms, $$vars, $$locals, $$return: the names of the lists. */
 bool target_is_list(const char *name);
 

@@ -17,6 +17,10 @@
 #                      debug/.build-id/xx/rest.debug (for a
 #                      SYSTEMTAP_DEBUGINFO_PATH=OUTDIR/debug run)
 #   trace-bare         stripped, no debuginfo anywhere
+#   trace-fp           no -g and no unwind tables (.eh_frame): user
+#                      stacks from frame pointers alone
+#   stacks             -g -O2 -fomit-frame-pointer: user stacks from
+#                      the call frame information alone
 #   libtrace.so uselib a shared library (with an SDT marker) and a
 #                      program that needs it ($ORIGIN runpath)
 #   uselib-copy        a copy of uselib (another file: a library probe
@@ -25,6 +29,13 @@
 #   usdt               SDT markers with semaphores
 #   recurse            recursion and longjmp, for .return probes that
 #                      read values saved at entry
+#   guru               a function and system calls whose arguments and
+#                      results guru-mode probes rewrite
+#   live               a loop printing a function's result, until told
+#                      to stop (live patching: before, during, after)
+#   syscalls           a fixed series of system calls (syscall tapset)
+#   netpair            a fixed TCP and UDP exchange over loopback (the
+#                      socket, tcp, udp and netdev tapsets)
 
 set -eu
 
@@ -37,7 +48,8 @@ out=$2
 CC=${CC:-gcc}
 CXX=${CXX:-g++}
 mkdir -p "$out"
-for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c; do
+for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c \
+	 stacks.c guru.c syscalls.c netpair.c live.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
@@ -65,9 +77,16 @@ mkdir -p "debug/.build-id/${id:0:2}"
 objcopy --only-keep-debug trace "debug/.build-id/${id:0:2}/${id:2}.debug"
 objcopy --strip-all trace trace-buildid
 objcopy --strip-all trace trace-bare
+$CC -O0 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
+	-fno-unwind-tables -o trace-fp trace.c
+$CC -g -O2 -fomit-frame-pointer -o stacks stacks.c
 $CC -g -O0 -fPIC -shared -o libtrace.so libtrace.c
 $CC -g -O0 -o uselib uselib.c -L. -ltrace -Wl,-rpath,'$ORIGIN'
 cp uselib uselib-copy
 $CXX -g -O0 -o cxx cxx.cc
 $CC -g -O0 -o usdt usdt.c
 $CC -g -O0 -o recurse recurse.c
+$CC -g -O0 -o guru guru.c
+$CC -g -O0 -o live live.c
+$CC -g -O0 -o syscalls syscalls.c
+$CC -g -O0 -o netpair netpair.c

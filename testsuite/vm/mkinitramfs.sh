@@ -76,7 +76,7 @@ is_elf()
 # dynamic executable to the same paths inside the image.
 add_libs()
 {
-	local deps lib
+	local deps lib canon
 	is_elf "$1" || return 0
 	# ldd fails on static executables and modules: nothing to add.
 	deps=$(ldd "$1" 2>/dev/null) || return 0
@@ -89,6 +89,13 @@ add_libs()
 		[ -e "$root$lib" ] && continue
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
+		# the host's canonical name of it (merged /usr), which the
+		# translator records for -d and --ldd, leads to the copy
+		canon=$(readlink -f "$lib")
+		if [ "$canon" != "$lib" ] && [ ! -e "$root$canon" ]; then
+			mkdir -p "$root$(dirname "$canon")"
+			ln -s "$lib" "$root$canon"
+		fi
 	done
 }
 

@@ -48,6 +48,8 @@ struct kfn {
 	const char *src_name;		/* the type source that lacks it */
 	bool must;			/* a registration failure is an error */
 	bool at_entry;			/* parameters by the calling convention */
+	bool absolute;			/* .absolute: addr, no symbol */
+	uint64_t addr;
 	struct kfunc sig;
 	struct vec vars;		/* struct kvar *, from DWARF */
 };
@@ -471,6 +473,44 @@ static int addr_expand(struct prov_ctx *c, const struct probe_point *pp,
 	return 1;
 }
 
+/* kernel.statement(ADDR).absolute, kprobe.statement(ADDR).absolute: a
+ * kprobe on an address of the running kernel, as the user gives it
+ * (KASLR included): guru mode only, since nothing checks it.
+ */
+static int absolute_expand(struct prov_ctx *c, const struct probe_point *pp,
+			   struct vec *out)
+{
+	struct probe_point *np;
+
+	if (!c->s->opt.guru) {
+		prov_error(c, pp->loc, "probes on absolute addresses need guru "
+			   "mode (-g)");
+		return -1;
+	}
+	np = arena_alloc(c->s->arena, sizeof(*np));
+	*np = *pp;
+	vec_push(c->s->arena, out, np);
+	return 1;
+}
+
+static int absolute_build(struct prov_ctx *c, struct derived_probe *dp,
+			  struct kfn *k)
+{
+	const struct pp_comp *fc = pp_comp_of(dp->pp, intern("statement"));
+	int64_t v;
+
+	if (!fc || !pp_arg_num(fc->arg, &v) || !v) {
+		prov_error(c, dp->pp->loc, "an absolute probe needs a "
+			   "non-zero address");
+		return -1;
+	}
+	dp->name = intern(addr_text(c->s->arena, dp->pp, fc));
+	k->absolute = true;
+	k->typed = false;
+	k->addr = (uint64_t)v;
+	return 0;
+}
+
 static int kfn_expand(struct prov_ctx *c, const struct probe_point *pp,
 		      struct vec *out)
 {
@@ -478,11 +518,8 @@ static int kfn_expand(struct prov_ctx *c, const struct probe_point *pp,
 	const char *text;
 	bool stmt = pp_comp_of(pp, intern("statement")) != NULL;
 
-	if (pp_comp_of(pp, intern("absolute"))) {
-		prov_error(c, pp->loc, "probes on absolute addresses are not "
-			   "supported yet");
-		return -1;
-	}
+	if (pp_comp_of(pp, intern("absolute")))
+		return absolute_expand(c, pp, out);
 	k.fcomp = pp_comp_of(pp, intern(stmt ? "statement" : "function"));
 	text = comp_str(pp, stmt ? "statement" : "function");
 	if (!text)
@@ -712,6 +749,8 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 		prov_error(c, pp->loc, "maxactive must be between 1 and 4096");
 		return -1;
 	}
+	if (pp_comp_of(pp, intern("absolute")))
+		return absolute_build(c, dp, k);
 	if (!text)
 		return addr_build(c, dp, k, stmt);
 	if (!k->typed) {
@@ -881,6 +920,12 @@ static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 	struct tref *r;
 	int i, rc = 0;
 
+	if (k->absolute) {
+		prov_error(c, e->loc, "probes on absolute addresses have no "
+			   "target variables: read registers with "
+			   "register(\"NAME\")");
+		return -1;
+	}
 	if (!k->typed && k->src_name && k->module) {
 		prov_error(c, e->loc, "no type information for function '%s' "
 			   "in the %s of module %s: its context variables "
@@ -991,8 +1036,9 @@ static const char *kfn_list_name(const struct derived_probe *dp,
 				 struct arena *a)
 {
 	const struct kfn *k = dp->priv;
-	const char *q = arena_printf(a, "function(\"%s\")", k->sym);
-	const char *at = strstr(dp->name, q);
+	const char *q = arena_printf(a, "function(\"%s\")",
+				     k->sym ? k->sym : "");
+	const char *at = k->sym ? strstr(dp->name, q) : NULL;
 
 	if (!k->at_entry || !k->sig.file || !k->sig.line || !at)
 		return dp->name;
@@ -1068,10 +1114,15 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 		const struct derived_probe *dp = dps->items[i];
 		const struct kfn *k = dp->priv;
 
-		sb_printf(d, "\t{\n\t\t.symbol = \"%s%s%s\",\n"
-			  "\t\t.probe = %s,\n", k->module ? k->module : "",
-			  k->module ? ":" : "", k->sym,
-			  emit_probe_ref(em, dp));
+		if (k->absolute)
+			sb_printf(d, "\t{\n\t\t.addr = %#" PRIx64 "UL,\n"
+				  "\t\t.probe = %s,\n", k->addr,
+				  emit_probe_ref(em, dp));
+		else
+			sb_printf(d, "\t{\n\t\t.symbol = \"%s%s%s\",\n"
+				  "\t\t.probe = %s,\n", k->module ?
+				  k->module : "", k->module ? ":" : "",
+				  k->sym, emit_probe_ref(em, dp));
 		if (k->offset)
 			sb_printf(d, "\t\t.offset = %#lx,\n", k->offset);
 		if (k->ret)

@@ -1,0 +1,99 @@
+/* stp_syscall.c - the module's one sys_enter and one sys_exit callback:
+ * each looks the system call's number up in the translator's table and
+ * runs the probes on it.  Only native system calls: a compat (32-bit)
+ * task's numbers belong to another table and are ignored.
+ */
+#include <linux/compat.h>
+#include <asm/syscall.h>
+
+static const struct stp_syscall_table *_stp_sc_enter;
+static const struct stp_syscall_table *_stp_sc_exit;
+static struct stp_tracepoint _stp_sc_tps[2];
+static int _stp_sc_ntps;
+
+static __always_inline void _stp_sc_run(const struct stp_syscall_table *t,
+					struct pt_regs *regs, long nr,
+					long ret)
+{
+	unsigned long a[6];
+	u64 args[STP_SC_NARGS];
+	unsigned int i, end;
+
+	if ((unsigned long)nr >= (unsigned long)t->nr)
+		return;
+	i = t->first[nr];
+	end = t->first[nr + 1];
+	if (likely(i == end) || in_compat_syscall())
+		return;
+	/* the registers the task entered with, as the ABI names them */
+	syscall_get_arguments(current, regs, a);
+	args[0] = (u64)nr;
+	args[1] = a[0];
+	args[2] = a[1];
+	args[3] = a[2];
+	args[4] = a[3];
+	args[5] = a[4];
+	args[6] = a[5];
+	args[7] = (u64)ret;
+	for (; i < end; i++) {
+		const struct stp_syscall_probe *sp = &t->probes[i];
+
+		/* a lean handler reads no value, not even when sampled */
+		if (sp->lean)
+			__stp_probe_run_lean(sp->probe, sp->lean, NULL, NULL,
+					     args, STAP_SESSION_RUNNING, false);
+		else
+			__stp_probe_run_flags(sp->probe, sp->probe->handler,
+					      NULL, NULL, args,
+					      STAP_SESSION_RUNNING,
+					      sp->may_print);
+	}
+}
+
+static void _stp_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	_stp_sc_run(_stp_sc_enter, regs, id, 0);
+}
+
+static void _stp_sys_exit(void *data, struct pt_regs *regs, long ret)
+{
+	_stp_sc_run(_stp_sc_exit, regs, syscall_get_nr(current, regs), ret);
+}
+
+static void _stp_sc_add(const struct stp_syscall_table *t, const char *name,
+			void *fn)
+{
+	struct stp_tracepoint *tp = &_stp_sc_tps[_stp_sc_ntps++];
+
+	memset(tp, 0, sizeof(*tp));
+	tp->name = name;
+	tp->probe = t->probes[0].probe;
+	tp->fn = fn;
+}
+
+int _stp_syscalls_register(const struct stp_syscall_table *enter,
+			   const struct stp_syscall_table *exit)
+{
+	int rc;
+
+	_stp_sc_enter = enter;
+	_stp_sc_exit = exit;
+	_stp_sc_ntps = 0;
+	if (enter)
+		_stp_sc_add(enter, "sys_enter", _stp_sys_enter);
+	if (exit)
+		_stp_sc_add(exit, "sys_exit", _stp_sys_exit);
+	rc = _stp_tracepoints_register(_stp_sc_tps, _stp_sc_ntps);
+	if (rc)
+		_stp_sc_ntps = 0;
+	return rc;
+}
+
+void _stp_syscalls_unregister(void)
+{
+	/* waits for the callbacks in flight (tracepoint_synchronize_
+	 * unregister) before the tables can go with the module
+	 */
+	_stp_tracepoints_unregister(_stp_sc_tps, _stp_sc_ntps);
+	_stp_sc_ntps = 0;
+}

@@ -1,0 +1,422 @@
+/* providers/syscall.c - kernel.syscall("PATTERN")[.return]: native x86_64
+ * system calls by name, their numbers read from the target kernel's
+ * unistd_64.h.  The module runs them from one sys_enter and one sys_exit
+ * tracepoint callback that dispatch on the number through the tables
+ * written here (runtime/stp_syscall.c); no debuginfo is involved.
+ */
+#include "../diag.h"
+#include "../emit.h"
+#include "../provider.h"
+#include "../session.h"
+#include "../target.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The target kernel's system calls, sorted by name. */
+struct sc_ent {
+	const char *name;
+	int nr;
+};
+
+struct sc_table {
+	int n;
+	struct sc_ent *ents;
+	const char *failed;		/* why it could not be read */
+	bool reported;
+};
+
+/* What a derived probe is: one system call, at entry or return. */
+struct sc_probe {
+	const char *name;
+	int nr;
+	bool ret;
+};
+
+/* Numbers above this are not native system calls (x32 starts at 2^30). */
+#define SC_MAX_NR 4096
+
+/* $syscall, $arg1..$arg6, $return: c->targs[0 .. 7] of the runtime. */
+#define SC_NARGS 6
+#define SC_TARG_RETURN 7
+
+static const struct ktype sc_long = {
+	.kind = KT_INT,
+	.name = "long",
+	.size = 8,
+	.is_signed = true,
+};
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct sc_ent *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* "#define __NR_name number" outside any #if but the include guard. */
+static void sc_parse_line(struct arena *a, struct vec *out, const char *l,
+			  size_t n, int *depth)
+{
+	const char *p, *q;
+	struct sc_ent *e;
+	char *end;
+	long v;
+
+	if (n >= 3 && !strncmp(l, "#if", 3)) {
+		++*depth;
+		return;
+	}
+	if (n >= 6 && !strncmp(l, "#endif", 6)) {
+		--*depth;
+		return;
+	}
+	if (*depth > 1 || n < 14 || strncmp(l, "#define __NR_", 13))
+		return;
+	p = l + 13;
+	q = p + strcspn(p, " \t\n");
+	if (q == p || *q == '\n' || !*q)
+		return;
+	v = strtol(q, &end, 10);
+	if (end == q || v < 0 || v >= SC_MAX_NR)
+		return;
+	e = arena_alloc(a, sizeof(*e));
+	e->name = arena_strndup(a, p, (size_t)(q - p));
+	e->nr = (int)v;
+	vec_push(a, out, e);
+}
+
+static struct sc_table *sc_load(struct session *s, const char *path,
+				const char **why)
+{
+	struct sc_table *t = arena_alloc(s->arena, sizeof(*t));
+	struct vec ents = { 0 };
+	char *text = read_file(path, NULL);
+	const char *l;
+	int depth = 0, i;
+
+	if (!text) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	for (l = text; *l;) {
+		size_t n = strcspn(l, "\n");
+
+		sc_parse_line(s->arena, &ents, l, n, &depth);
+		l += n + (l[n] == '\n');
+	}
+	free(text);
+	if (!ents.n) {
+		*why = "no __NR_ definitions in it";
+		return NULL;
+	}
+	t->n = ents.n;
+	t->ents = arena_alloc(s->arena, sizeof(*t->ents) * (size_t)t->n);
+	for (i = 0; i < t->n; i++)
+		t->ents[i] = *(struct sc_ent *)ents.items[i];
+	qsort(t->ents, (size_t)t->n, sizeof(*t->ents), cmp_ent);
+	return t;
+}
+
+/* The session's table, read on first use; NULL after reporting.  Why
+ * it cannot be read is said even in a wildcard's quiet branch or at an
+ * optional point the first time (a plain "no match" would hide it),
+ * then at each point that must resolve.
+ */
+static const struct sc_table *sc_table(struct prov_ctx *c, struct loc loc)
+{
+	struct session *s = c->s;
+	struct sc_table *t = s->syscalls;
+	const char *why = NULL;
+
+	if (!t) {
+		const char *path = arena_printf(s->arena, "%s/arch/x86/"
+				"include/generated/uapi/asm/unistd_64.h",
+				s->opt.kernel_build_dir);
+
+		t = sc_load(s, path, &why);
+		if (!t) {
+			t = arena_alloc(s->arena, sizeof(*t));
+			t->failed = arena_printf(s->arena, "no system call "
+					"list for kernel %s: '%s': %s",
+					s->kernel_vr, path, why);
+		}
+		s->syscalls = t;
+	}
+	if (!t->failed)
+		return t;
+	c->errors++;
+	if (!(c->quiet || c->optional) || !t->reported)
+		diag_error(s, loc, "%s", t->failed);
+	t->reported = true;
+	return NULL;
+}
+
+static const struct sc_ent *sc_find(const struct sc_table *t,
+				    const char *name)
+{
+	struct sc_ent key = { name, 0 };
+
+	return bsearch(&key, t->ents, (size_t)t->n, sizeof(*t->ents),
+		       cmp_ent);
+}
+
+static const struct pp_comp *sc_comp(const struct probe_point *pp)
+{
+	const struct pp_comp *c = pp_comp_of(pp, intern("syscall"));
+
+	return c && c->arg && c->arg->kind == EX_STR ? c : NULL;
+}
+
+/* pp with the argument of its syscall component replaced by name. */
+static struct probe_point *sc_point(struct arena *a,
+				    const struct probe_point *pp,
+				    const char *name)
+{
+	struct probe_point *np = arena_alloc(a, sizeof(*np));
+	int i;
+
+	*np = *pp;
+	memset(&np->comps, 0, sizeof(np->comps));
+	for (i = 0; i < pp->comps.n; i++) {
+		const struct pp_comp *oc = vec_get(&pp->comps, i);
+		struct pp_comp *nc = arena_alloc(a, sizeof(*nc));
+
+		*nc = *oc;
+		if (oc->functor == intern("syscall")) {
+			struct expr *s = arena_alloc(a, sizeof(*s));
+
+			*s = *oc->arg;
+			s->str = name;
+			nc->arg = s;
+		}
+		vec_push(a, &np->comps, nc);
+	}
+	return np;
+}
+
+/* Every system call the pattern matches, by name; none is "no match". */
+static int sc_expand(struct prov_ctx *c, const struct probe_point *pp,
+		     struct vec *out)
+{
+	const struct pp_comp *comp = sc_comp(pp);
+	const struct sc_table *t;
+	const char *pat;
+	int i;
+
+	if (!comp)
+		return -1;
+	pat = comp->arg->str;
+	if (!*pat) {
+		prov_error(c, comp->arg->loc, "kernel.syscall needs a system "
+			   "call name");
+		return -1;
+	}
+	t = sc_table(c, pp->loc);
+	if (!t)
+		return -1;
+	for (i = 0; i < t->n; i++)
+		if (has_wildcard(pat) ? glob_match(pat, t->ents[i].name) :
+					!strcmp(pat, t->ents[i].name))
+			vec_push(c->s->arena, out,
+				 sc_point(c->s->arena, pp, t->ents[i].name));
+	return out->n;
+}
+
+static int sc_build(struct prov_ctx *c, struct derived_probe *dp)
+{
+	const struct pp_comp *comp = sc_comp(dp->pp);
+	const struct pp_comp *last = vec_last(&dp->pp->comps);
+	struct sc_probe *p = arena_alloc(c->s->arena, sizeof(*p));
+	const struct sc_table *t;
+	const struct sc_ent *e;
+
+	dp->priv = p;
+	if (!comp)
+		return -1;
+	t = sc_table(c, dp->pp->loc);
+	if (!t)
+		return -1;
+	e = sc_find(t, comp->arg->str);
+	if (!e) {
+		prov_error(c, dp->pp->loc, "no system call '%s' in kernel %s",
+			   comp->arg->str, c->s->kernel_vr);
+		return -1;
+	}
+	p->name = e->name;
+	p->nr = e->nr;
+	p->ret = !strcmp(last->functor, "return");
+	return 0;
+}
+
+static void sc_alternatives(struct strbuf *sb, const struct sc_probe *p)
+{
+	int i;
+
+	sb_puts(sb, " $syscall:long");
+	for (i = 1; i <= SC_NARGS; i++)
+		sb_printf(sb, " $arg%d:long", i);
+	if (p->ret)
+		sb_puts(sb, " $return:long");
+}
+
+/* $argN: N from 1 to 6, written without leading zeros. */
+static int sc_argno(const char *name)
+{
+	if (strncmp(name, "$arg", 4) || name[4] < '1' ||
+	    name[4] > '0' + SC_NARGS || name[5])
+		return -1;
+	return name[4] - '0';
+}
+
+static int sc_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
+			     struct expr *e)
+{
+	const struct sc_probe *p = dp->priv;
+	struct tref *r;
+	int argno = sc_argno(e->name);
+
+	if (!strcmp(e->name, "$syscall")) {
+		argno = 0;
+	} else if (!strcmp(e->name, "$return")) {
+		if (!p->ret) {
+			prov_error(c, e->loc, "$return is only available in "
+				   ".return probes");
+			return -1;
+		}
+		argno = SC_TARG_RETURN;
+	} else if (argno < 0) {
+		struct strbuf sb;
+
+		sb_init(&sb);
+		sc_alternatives(&sb, p);
+		prov_error(c, e->loc, "unable to find '%s' at %s "
+			   "(alternatives:%s)", e->name, dp->name, sb.buf);
+		sb_free(&sb);
+		return -1;
+	}
+	r = arena_alloc(c->s->arena, sizeof(*r));
+	r->base = TRB_TARG;
+	r->argno = argno;
+	r->type = r->final = &sc_long;
+	return target_bind(c, e, r);
+}
+
+static void sc_list_vars(const struct derived_probe *dp, struct strbuf *sb)
+{
+	sc_alternatives(sb, dp->priv);
+}
+
+/* ------------------------------------------------------------------ */
+/* Pass 3                                                             */
+
+static const struct sc_probe *sc_of(struct vec *dps, int i)
+{
+	return ((struct derived_probe *)dps->items[i])->priv;
+}
+
+/* first[nr]: how many of the direction's probes are on calls below nr. */
+static void sc_emit_first(struct strbuf *d, struct vec *dps, bool ret,
+			  const char *tag, int max)
+{
+	int i, nr, k = 0;
+
+	sb_printf(d, "static const u16 stp_sc_%s_first[%d] = {", tag,
+		  max + 2);
+	for (nr = 0; nr <= max + 1; nr++) {
+		sb_printf(d, "%s%d,", nr % 12 ? " " : "\n\t", k);
+		for (i = 0; nr <= max && i < dps->n; i++)
+			k += sc_of(dps, i)->ret == ret && sc_of(dps, i)->nr == nr;
+	}
+	sb_puts(d, "\n};\n\n");
+}
+
+/* One direction's table: the probes grouped by number, in the script's
+ * order on each, and where each number's group starts (first[nr] ..
+ * first[nr + 1] - 1).  The runtime runs them all from one callback, so
+ * a probe costs its handler only.
+ */
+static void sc_emit_table(struct emitter *em, struct strbuf *d,
+			  struct vec *dps, bool ret, const char *tag)
+{
+	int i, nr, max = -1, total = 0;
+
+	for (i = 0; i < dps->n; i++)
+		if (sc_of(dps, i)->ret == ret) {
+			total++;
+			if (sc_of(dps, i)->nr > max)
+				max = sc_of(dps, i)->nr;
+		}
+	if (!total)
+		return;
+	sb_printf(d, "static const struct stp_syscall_probe "
+		  "stp_sc_%s_probes[%d] = {\n", tag, total);
+	for (nr = 0; nr <= max; nr++)
+		for (i = 0; i < dps->n; i++) {
+			struct derived_probe *dp = dps->items[i];
+
+			if (sc_of(dps, i)->ret != ret || sc_of(dps, i)->nr != nr)
+				continue;
+			sb_printf(d, "\t{ %s, ", emit_probe_ref(em, dp));
+			if (emit_probe_lean(em, dp))
+				sb_printf(d, "stp_probe_%d_lean, ", dp->index);
+			else
+				sb_puts(d, "NULL, ");
+			sb_printf(d, "%s },\t/* %s */\n",
+				  emit_probe_may_print(em, dp) ? "true" :
+				  "false", sc_of(dps, i)->name);
+		}
+	sb_puts(d, "};\n\n");
+	sc_emit_first(d, dps, ret, tag, max);
+	sb_printf(d, "static const struct stp_syscall_table stp_sc_%s = {\n"
+		  "\t.nr = %d,\n\t.first = stp_sc_%s_first,\n"
+		  "\t.probes = stp_sc_%s_probes,\n};\n\n", tag, max + 1, tag,
+		  tag);
+}
+
+static bool sc_any(struct vec *dps, bool ret)
+{
+	int i;
+
+	for (i = 0; i < dps->n; i++)
+		if (sc_of(dps, i)->ret == ret)
+			return true;
+	return false;
+}
+
+static void sc_emit_group(struct emitter *em, struct vec *dps)
+{
+	struct strbuf *d = emit_out(em, EMIT_DECLS);
+	bool enter = sc_any(dps, false), exit = sc_any(dps, true);
+
+	sc_emit_table(em, d, dps, false, "enter");
+	sc_emit_table(em, d, dps, true, "exit");
+	sb_printf(emit_out(em, EMIT_START),
+		  "\trc = _stp_syscalls_register(%s, %s);\n",
+		  enter ? "&stp_sc_enter" : "NULL",
+		  exit ? "&stp_sc_exit" : "NULL");
+	sb_puts(emit_out(em, EMIT_STOP), "\t_stp_syscalls_unregister();\n");
+}
+
+static const char *sc_probe_type(const struct derived_probe *dp)
+{
+	(void)dp;
+	return "STP_PROBE_TRACEPOINT";
+}
+
+static const char *const sc_patterns[] = {
+	"kernel.syscall(s){,.return}",
+	NULL
+};
+
+const struct provider syscall_provider = {
+	.name = "kernel.syscall",
+	.patterns = sc_patterns,
+	.expand = sc_expand,
+	.build = sc_build,
+	.resolve_target = sc_resolve_target,
+	.list_vars = sc_list_vars,
+	.emit_group = sc_emit_group,
+	.probe_type = sc_probe_type,
+};
