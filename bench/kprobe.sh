@@ -25,24 +25,21 @@ loop=getpid-loop
 . "$here/bench/lib.sh"
 bench_setup "$@"
 
-# The cases, in the order they run: name, module, kind (base, bare or
-# ours), floor (for ours), label.  Each bare module prints "NAME:
-# hits=COUNT" when removed; ours prints its global n at the end.
-cases=(
-	"base - base - baseline"
+# The cases (bench_cases adds the baseline runs): name, module, kind
+# (bare or ours), floor (for ours), label.  Each bare module prints
+# "NAME: hits=COUNT" when removed; ours prints its global n at the end.
+bare_cases=(
 	"kprobe bare_kprobe bare - bare_kprobe"
 	"kretprobe bare_kretprobe bare - bare_kretprobe"
 	"tracepoint bare_tp bare - bare_tracepoint"
 )
-if [ -z "$bare_only" ]; then
-	cases+=(
-		"func tk_func ours kprobe kernel.function"
-		"full tk_full ours kprobe kernel.function_(full_handler)"
-		"return tk_return ours kretprobe kernel.function.return"
-		"trace tk_trace ours tracepoint kernel.trace"
-	)
-fi
-cases+=("base2 - base - baseline_again")
+our_cases=(
+	"func tk_func ours kprobe kernel.function"
+	"full tk_full ours kprobe kernel.function_(full_handler)"
+	"return tk_return ours kretprobe kernel.function.return"
+	"trace tk_trace ours tracepoint kernel.trace"
+)
+bench_cases
 
 # The scripts of ours, by module name.
 script_of()
@@ -87,17 +84,5 @@ GUEST
 
 bench_prerequisites
 build_loop
-status=0
-for k in "${kvers[@]}"; do
-	dir=$tmp/$k
-	mkdir -p "$dir"
-	[ -d "/lib/modules/$k/build" ] ||
-		die "missing prerequisite: /lib/modules/$k/build" \
-		    "(apt-get install linux-headers-$k)"
-	build_bare "$k" "$dir" "$here/bench/kprobe"
-	[ -n "$bare_only" ] || build_ours "$k" "$dir"
-	write_guest "$dir"
-	boot "$k" "$dir" "$tmp/getpid-loop:/usr/local/bin/getpid-loop"
-	report "$k" "$dir" || status=1
-done
-exit $status
+bench_kernels "$here/bench/kprobe" \
+	"$tmp/getpid-loop:/usr/local/bin/getpid-loop"

@@ -12,11 +12,13 @@
 #   what    what the loop program calls N times ("getpid()")
 #   loop    the loop program's name in the guest ("getpid-loop"), which
 #           takes N and prints the nanoseconds its loop took
-#   cases   after bench_setup: the cases in the order they run, each
-#           "NAME MODULE KIND FLOOR LABEL" (KIND base, bare or ours;
-#           FLOOR, for ours, the NAME of its bare case; LABEL with _ for
-#           blanks).  A bare module prints "MODULE: hits=COUNT" when
-#           removed, ours prints its global n at the end.
+#   bare_cases, our_cases
+#           the floors and ours, each "NAME MODULE KIND FLOOR LABEL"
+#           (KIND bare or ours; FLOOR, for ours, the NAME of its bare
+#           case; LABEL with _ for blanks), from which bench_cases makes
+#           cases, the cases in the order they run.  A bare module prints
+#           "MODULE: hits=COUNT" when removed, ours prints its global n
+#           at the end.
 # and defines
 #   script_of MODULE   the script of one of ours
 #   guest_part         prints the caller's part of the guest's script
@@ -62,6 +64,15 @@ bench_setup()
 	esac
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
+}
+
+# bench_cases: cases, after bench_setup: the baseline, the floors, ours
+# (not with BARE_ONLY) and the baseline again.
+bench_cases()
+{
+	cases=("base - base - baseline" "${bare_cases[@]}")
+	[ -n "$bare_only" ] || cases+=("${our_cases[@]}")
+	cases+=("base2 - base - baseline_again")
 }
 
 # bench_prerequisites: gcc, and staprun unless BARE_ONLY (made absolute).
@@ -357,4 +368,27 @@ report()
 		}
 		exit bad
 	}'
+}
+
+# bench_kernels SRC [SRC:DEST]...: every kernel, one after the other: the
+# floors of SRC, ours, one boot with the files given, the report.  Fails
+# if a report did, after the other kernels.
+bench_kernels()
+{
+	local src=$1 k dir status=0
+
+	shift
+	for k in "${kvers[@]}"; do
+		dir=$tmp/$k
+		mkdir -p "$dir"
+		[ -d "/lib/modules/$k/build" ] ||
+			die "missing prerequisite: /lib/modules/$k/build" \
+			    "(apt-get install linux-headers-$k)"
+		build_bare "$k" "$dir" "$src"
+		[ -n "$bare_only" ] || build_ours "$k" "$dir"
+		write_guest "$dir"
+		boot "$k" "$dir" "$@"
+		report "$k" "$dir" || status=1
+	done
+	return $status
 }

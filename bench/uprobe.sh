@@ -33,22 +33,19 @@ trap 'rm -rf "$tmp" "$progdir"' EXIT
 prog=$progdir/work-loop
 loop=$prog
 
-# The cases, in the order they run: name, module, kind (base, bare or
-# ours), floor (for ours), label.  Each bare module prints "NAME:
-# hits=COUNT" when removed; ours prints its global n at the end.
-cases=(
-	"base - base - baseline"
+# The cases (bench_cases adds the baseline runs): name, module, kind
+# (bare or ours), floor (for ours), label.  Each bare module prints
+# "NAME: hits=COUNT" when removed; ours prints its global n at the end.
+bare_cases=(
 	"uprobe bare_uprobe bare - bare_uprobe"
 	"uretprobe bare_uretprobe bare - bare_uretprobe"
 )
-if [ -z "$bare_only" ]; then
-	cases+=(
-		"func tu_func ours uprobe process.function"
-		"full tu_full ours uprobe process.function_(full_handler)"
-		"return tu_return ours uretprobe process.function.return"
-	)
-fi
-cases+=("base2 - base - baseline_again")
+our_cases=(
+	"func tu_func ours uprobe process.function"
+	"full tu_full ours uprobe process.function_(full_handler)"
+	"return tu_return ours uretprobe process.function.return"
+)
+bench_cases
 
 # The scripts of ours, by module name.
 script_of()
@@ -110,17 +107,4 @@ for tool in nm readelf objdump; do
 		die "missing prerequisite: $tool (apt-get install binutils)"
 done
 build_loop
-status=0
-for k in "${kvers[@]}"; do
-	dir=$tmp/$k
-	mkdir -p "$dir"
-	[ -d "/lib/modules/$k/build" ] ||
-		die "missing prerequisite: /lib/modules/$k/build" \
-		    "(apt-get install linux-headers-$k)"
-	build_bare "$k" "$dir" "$here/bench/uprobe"
-	[ -n "$bare_only" ] || build_ours "$k" "$dir"
-	write_guest "$dir"
-	boot "$k" "$dir" "$prog:$prog"
-	report "$k" "$dir" || status=1
-done
-exit $status
+bench_kernels "$here/bench/uprobe" "$prog:$prog"

@@ -10,6 +10,8 @@ prog=${0##*/}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 vmdir=$top/testsuite/vm
+# shellcheck source=testsuite/lib.sh
+. "$top/testsuite/lib.sh"
 
 usage()
 {
@@ -44,24 +46,12 @@ patterns=()
 n=0
 failed=0
 
-# tap_result OK DESC [FILE]: one test point; FILE is shown as a comment
-# when the point failed (or with -v), cut short.
-tap_result()
-{
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-	if [ -n "${3:-}" ] && [ -s "$3" ] &&
-	   { [ "$1" != ok ] || [ -n "$verbose" ]; }; then
-		comment_file "$3"
-	fi
-	return 0
-}
+# tap_result and tap_finish (testsuite/lib.sh) show a FILE with
+# comment_file, and the closing line says no time.
+tap_show=comment_file
+tap_timed=
 
+# comment_file FILE: FILE as TAP comment lines, cut short (not with -v).
 comment_file()
 {
 	local lines=60
@@ -70,13 +60,6 @@ comment_file()
 	local total
 	total=$(wc -l <"$1")
 	[ "$total" -le "$lines" ] || echo "#   ... ($((total - lines)) more lines)"
-}
-
-finish()
-{
-	echo "1..$n"
-	echo "# run: $((n - failed)) passed, $failed failed"
-	exit $((failed > 0))
 }
 
 # ---- What to run --------------------------------------------------------
@@ -730,12 +713,12 @@ main()
 		for item in "${missing[@]}"; do
 			tap_result notok "prerequisite: $item"
 		done
-		finish
+		tap_finish run
 	fi
 	select_tests
 	if [ ${#tests[@]} -eq 0 ]; then
 		tap_result notok "no test matches: ${patterns[*]}"
-		finish
+		tap_finish run
 	fi
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/tapir-check-run.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
@@ -746,7 +729,7 @@ main()
 	setup_env
 	if [ -n "$pass" ]; then
 		translate_only
-		finish
+		tap_finish run
 	fi
 	echo "# staprun: $staprun"
 	cp "$staprun" "$tmp/bin/staprun" && staprun=$tmp/bin/staprun
@@ -779,7 +762,7 @@ main()
 	done
 	dwarf_coverage
 	echo "# total: $SECONDS s"
-	finish
+	tap_finish run
 }
 
 # A "types: dwarf" test that no kernel could run (no -dbg package

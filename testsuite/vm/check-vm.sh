@@ -8,6 +8,9 @@ set -euo pipefail
 prog=${0##*/}
 here=$(cd "$(dirname "$0")" && pwd)
 kernel_tests=$(cd "$here/../kernel" && pwd)
+# tap_result, tap_finish, kernel_options, missing_tools, default_kernels
+# shellcheck source=testsuite/lib.sh
+. "$here/../lib.sh"
 
 usage()
 {
@@ -30,31 +33,8 @@ tests=()
 n=0
 failed=0
 
-# tap_result OK DESC [FILE]: one test point; FILE is shown when it failed.
-tap_result()
-{
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-	if [ -n "${3:-}" ] && { [ "$1" != ok ] || [ -n "$verbose" ]; }; then
-		sed 's/^/#   /' "$3"
-	fi
-	return 0
-}
-
-finish()
-{
-	echo "1..$n"
-	echo "# check-vm: $((n - failed)) passed, $failed failed" \
-	     "in $SECONDS s"
-	exit $((failed > 0))
-}
-
 # The Debian packages that bring a kernel family, for the hints.
+# shellcheck disable=SC2317 # called by no_kernel
 packages_of()
 {
 	case $1 in
@@ -64,43 +44,31 @@ packages_of()
 	esac
 }
 
-# newest_kernel FAMILY: the newest FAMILY.*-amd64 release in /boot (not
-# the -rt or -cloud flavours).
-newest_kernel()
+# need WHAT HOW, no_kernel FAMILY: what check_prerequisites lists (called
+# by missing_tools and default_kernels).
+# shellcheck disable=SC2317
+need()
 {
-	local f
+	missing+=("$1 ($2)")
+}
 
-	for f in /boot/vmlinuz-"$1".*[0-9]-amd64; do
-		if [ -e "$f" ]; then
-			echo "${f#/boot/vmlinuz-}"
-		fi
-	done | sort -V | tail -n 1
+# shellcheck disable=SC2317
+no_kernel()
+{
+	missing+=("a $1 kernel (apt-get install $(packages_of "$1"))")
 }
 
 # Lists in $missing every prerequisite that is not there, choosing the
 # kernels first unless -k named them.
 check_prerequisites()
 {
-	local tool k family hint
+	local k hint
 
 	missing=()
-	for tool in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static \
-		    cpio:cpio gzip:gzip xz:xz-utils zstd:zstd make:make \
-		    gcc:gcc base64:coreutils; do
-		command -v "${tool%%:*}" >/dev/null ||
-			missing+=("${tool%%:*} (apt-get install ${tool#*:})")
-	done
-	if [ ${#kvers[@]} -eq 0 ]; then
-		for family in 6.1 6.12; do
-			k=$(newest_kernel "$family")
-			if [ -n "$k" ]; then
-				kvers+=("$k")
-			else
-				hint="apt-get install $(packages_of "$family")"
-				missing+=("a $family kernel ($hint)")
-			fi
-		done
-	fi
+	missing_tools need qemu-system-x86_64:qemu-system-x86 \
+		busybox:busybox-static cpio:cpio gzip:gzip xz:xz-utils \
+		zstd:zstd make:make gcc:gcc base64:coreutils
+	default_kernels no_kernel
 	for k in ${kvers[@]+"${kvers[@]}"}; do
 		hint="apt-get install linux-image-$k"
 		[ -r "/boot/vmlinuz-$k" ] ||
@@ -203,18 +171,10 @@ selftest_warning()
 
 main()
 {
-	local opt k name
+	local k name
 
-	while getopts 'k:t:vh' opt; do
-		case $opt in
-		k) kvers+=("$OPTARG") ;;
-		t) limit=$OPTARG ;;
-		v) verbose=1 ;;
-		*) usage ;;
-		esac
-	done
-	shift $((OPTIND - 1))
-	tests=("$@")
+	kernel_options "$@"
+	tests=(${operands[@]+"${operands[@]}"})
 	if [ ${#tests[@]} -eq 0 ]; then
 		for name in "$kernel_tests"/*/run; do
 			[ -e "$name" ] || continue
@@ -234,7 +194,7 @@ main()
 		for name in "${missing[@]}"; do
 			tap_result notok "prerequisite: $name"
 		done
-		finish
+		tap_finish check-vm
 	fi
 	tap_result ok "prerequisites: ${kvers[*]}"
 
@@ -252,7 +212,7 @@ main()
 	if [ -e "$tmp/${kvers[0]}/tests/hello/hello.ko" ]; then
 		selftest_warning "${kvers[0]}"
 	fi
-	finish
+	tap_finish check-vm
 }
 
 main "$@"

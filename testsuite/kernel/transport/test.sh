@@ -2,27 +2,14 @@
 # test.sh - the transport tests inside the VM (busybox sh, run by
 # check.sh as /tests/transport/run): staprun drives tptest.ko through
 # every scenario; each check is a TAP line.  Needs ./staprun, ./tptest.ko,
-# debugfs, and 2 CPUs for the bulk test.
+# debugfs, and 2 CPUs for the bulk test.  The helpers are ../vmlib.sh.
 
 SR=./staprun
 KO=./tptest.ko
 T=/tmp/transport
-n=0
-failed=0
+# shellcheck source-path=SCRIPTDIR source=../vmlib.sh
+. ./vmlib.sh
 mkdir -p $T
-
-pass()
-{
-	n=$((n + 1))
-	echo "ok $n - $*"
-}
-
-fail()
-{
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $*"
-}
 
 # show FILE...: a failed check's evidence, as TAP comments.
 show()
@@ -33,28 +20,7 @@ show()
 	done
 }
 
-# check DESC CMD...: one test point; on failure the last run's files.
-check()
-{
-	desc=$1
-	shift
-	if "$@"; then
-		pass "$desc"
-	else
-		fail "$desc"
-		show "$T/$name.out" "$T/$name.err"
-		echo "#   exit status $rc"
-	fi
-}
-
-# sr NAME ARGS...: staprun with its output in $T/NAME.{out,err}.
-sr()
-{
-	name=$1
-	shift
-	$SR "$@" >"$T/$name.out" 2>"$T/$name.err"
-	rc=$?
-}
+show_last() { show "$T/$name.out" "$T/$name.err"; }
 
 unloaded()
 {
@@ -63,7 +29,6 @@ unloaded()
 }
 
 has_out() { grep -qxF -- "$1" "$T/$name.out"; }
-has_err() { grep -qF -- "$1" "$T/$name.err"; }
 no_err() { [ ! -s "$T/$name.err" ]; }
 now() { cut -d' ' -f1 /proc/uptime; }
 
@@ -344,5 +309,4 @@ check "SIGKILL of staprun: the module stops itself (state $state)" \
 	      [ "$t1" -gt 0 ] && [ "$refcnt" = 0 ]'
 check "... and rmmod works afterwards" eval 'rmmod tptest && unloaded'
 
-echo "1..$n"
-[ $failed = 0 ]
+done_testing
