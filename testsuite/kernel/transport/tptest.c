@@ -18,6 +18,7 @@
 
 /* The runtime, as stp_runtime.c puts it into a generated module. */
 #include "stp_probe.c"
+#include "stp_usym.c"
 #include "stp_mem.c"
 #include "stp_session.c"
 #include "stp_ctl.c"
