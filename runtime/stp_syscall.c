@@ -4,12 +4,72 @@
  * task's numbers belong to another table and are ignored.
  */
 #include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/namei.h>
+#include <linux/sched/mm.h>
 #include <asm/syscall.h>
 
-static const struct stp_syscall_table *_stp_sc_enter;
-static const struct stp_syscall_table *_stp_sc_exit;
+static struct stp_syscall_table *_stp_sc_enter;
+static struct stp_syscall_table *_stp_sc_exit;
 static struct stp_tracepoint _stp_sc_tps[2];
 static int _stp_sc_ntps;
+
+static __always_inline void _stp_sc_one(const struct stp_syscall_probe *sp,
+					const u64 *args)
+{
+	/* a lean handler reads no value, not even when sampled */
+	if (sp->lean)
+		__stp_probe_run_lean(sp->probe, sp->lean, NULL, NULL, args,
+				     STAP_SESSION_RUNNING, false);
+	else
+		__stp_probe_run_flags(sp->probe, sp->probe->handler, NULL,
+				      NULL, args, STAP_SESSION_RUNNING,
+				      sp->may_print);
+}
+
+/* Whether current is one of the processes a process.syscall probe
+ * names: a user task, in the target's tree, the process, running the
+ * program.
+ */
+static bool _stp_sc_wanted(const struct stp_syscall_probe *sp)
+{
+	struct mm_struct *mm = current->mm;
+	struct file *f;
+	bool is;
+
+	if (!mm || (current->flags & (PF_KTHREAD | PF_IO_WORKER)))
+		return false;
+	if (sp->pid && task_tgid_nr(current) != sp->pid)
+		return false;
+	if (sp->inode) {
+		rcu_read_lock();
+		f = rcu_dereference(mm->exe_file);
+		is = f && file_inode(f) == sp->inode;
+		rcu_read_unlock();
+		if (!is)
+			return false;
+	}
+	return _stp_task_in_target(current);
+}
+
+static void _stp_sc_run_all(const struct stp_syscall_table *t,
+			    struct pt_regs *regs, long nr, long ret)
+{
+	unsigned long a[6];
+	u64 args[STP_SC_NARGS];
+	int i;
+
+	if (in_compat_syscall())
+		return;
+	syscall_get_arguments(current, regs, a);
+	args[0] = (u64)nr;
+	for (i = 0; i < 6; i++)
+		args[i + 1] = a[i];
+	args[7] = (u64)ret;
+	for (i = 0; i < t->nall; i++)
+		if (_stp_sc_wanted(&t->all[i]))
+			_stp_sc_one(&t->all[i], args);
+}
 
 static __always_inline void _stp_sc_run(const struct stp_syscall_table *t,
 					struct pt_regs *regs, long nr,
@@ -19,6 +79,8 @@ static __always_inline void _stp_sc_run(const struct stp_syscall_table *t,
 	u64 args[STP_SC_NARGS];
 	unsigned int i, end;
 
+	if (unlikely(t->nall) && nr >= 0)
+		_stp_sc_run_all(t, regs, nr, ret);
 	if ((unsigned long)nr >= (unsigned long)t->nr)
 		return;
 	i = t->first[nr];
@@ -35,19 +97,8 @@ static __always_inline void _stp_sc_run(const struct stp_syscall_table *t,
 	args[5] = a[4];
 	args[6] = a[5];
 	args[7] = (u64)ret;
-	for (; i < end; i++) {
-		const struct stp_syscall_probe *sp = &t->probes[i];
-
-		/* a lean handler reads no value, not even when sampled */
-		if (sp->lean)
-			__stp_probe_run_lean(sp->probe, sp->lean, NULL, NULL,
-					     args, STAP_SESSION_RUNNING, false);
-		else
-			__stp_probe_run_flags(sp->probe, sp->probe->handler,
-					      NULL, NULL, args,
-					      STAP_SESSION_RUNNING,
-					      sp->may_print);
-	}
+	for (; i < end; i++)
+		_stp_sc_one(&t->probes[i], args);
 }
 
 static void _stp_sys_enter(void *data, struct pt_regs *regs, long id)
@@ -67,25 +118,74 @@ static void _stp_sc_add(const struct stp_syscall_table *t, const char *name,
 
 	memset(tp, 0, sizeof(*tp));
 	tp->name = name;
-	tp->probe = t->probes[0].probe;
+	tp->probe = t->probes ? t->probes[0].probe : t->all[0].probe;
 	tp->fn = fn;
 }
 
-int _stp_syscalls_register(const struct stp_syscall_table *enter,
-			   const struct stp_syscall_table *exit)
+/* The programs of process("PATH").syscall probes, held while attached. */
+static void _stp_sc_let_go(struct stp_syscall_table *t)
+{
+	int i;
+
+	for (i = 0; t && i < t->nall; i++) {
+		if (t->all[i].inode)
+			iput(t->all[i].inode);
+		t->all[i].inode = NULL;
+	}
+}
+
+static int _stp_sc_programs(struct stp_syscall_table *t)
+{
+	struct stp_syscall_probe *sp;
+	struct path path;
+	int i, rc;
+
+	for (i = 0; t && i < t->nall; i++) {
+		sp = &t->all[i];
+		if (!sp->path)
+			continue;
+		rc = kern_path(sp->path, LOOKUP_FOLLOW, &path);
+		if (!rc) {
+			sp->inode = igrab(d_inode(path.dentry));
+			path_put(&path);
+			if (!sp->inode)
+				rc = -ENOENT;
+		}
+		if (rc) {
+			_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: cannot "
+					"probe %s: %s (%d)\n", sp->probe->pp,
+					rc == -ENOENT ? "no such file" :
+					"cannot open the program", rc);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int _stp_syscalls_register(struct stp_syscall_table *enter,
+			   struct stp_syscall_table *exit)
 {
 	int rc;
 
 	_stp_sc_enter = enter;
 	_stp_sc_exit = exit;
 	_stp_sc_ntps = 0;
+	rc = _stp_sc_programs(enter);
+	if (!rc)
+		rc = _stp_sc_programs(exit);
+	if (rc)
+		goto fail;
 	if (enter)
 		_stp_sc_add(enter, "sys_enter", _stp_sys_enter);
 	if (exit)
 		_stp_sc_add(exit, "sys_exit", _stp_sys_exit);
 	rc = _stp_tracepoints_register(_stp_sc_tps, _stp_sc_ntps);
-	if (rc)
-		_stp_sc_ntps = 0;
+	if (!rc)
+		return 0;
+fail:
+	_stp_sc_ntps = 0;
+	_stp_sc_let_go(enter);
+	_stp_sc_let_go(exit);
 	return rc;
 }
 
@@ -96,4 +196,6 @@ void _stp_syscalls_unregister(void)
 	 */
 	_stp_tracepoints_unregister(_stp_sc_tps, _stp_sc_ntps);
 	_stp_sc_ntps = 0;
+	_stp_sc_let_go(_stp_sc_enter);
+	_stp_sc_let_go(_stp_sc_exit);
 }

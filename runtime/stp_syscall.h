@@ -17,22 +17,33 @@ struct stp_syscall_probe {
 	const struct stp_probe *probe;
 	void (*lean)(void);
 	bool may_print;
+	/* process[(PID|"PATH")].syscall: on every system call of the
+	 * user processes (the target's tree under -c/-x), of process pid,
+	 * or of the processes running path (absolute)
+	 */
+	bool proc;
+	pid_t pid;
+	const char *path;
+	struct inode *inode;	/* runtime-private: path's, while attached */
 };
 
 /* One direction (entry or return): the probes on system call nr are
- * probes[first[nr]] .. probes[first[nr + 1] - 1], for nr below nr.
+ * probes[first[nr]] .. probes[first[nr + 1] - 1], for nr below nr (no
+ * first: none); then all[0 .. nall - 1] run on every system call.
  */
 struct stp_syscall_table {
 	int nr;
 	const u16 *first;
 	const struct stp_syscall_probe *probes;
+	struct stp_syscall_probe *all;
+	int nall;
 };
 
 /* Attach the raw_syscalls tracepoints that have a table (NULL: none);
  * 0, or an error after undoing what was attached.
  */
-int _stp_syscalls_register(const struct stp_syscall_table *enter,
-			   const struct stp_syscall_table *exit);
+int _stp_syscalls_register(struct stp_syscall_table *enter,
+			   struct stp_syscall_table *exit);
 void _stp_syscalls_unregister(void);
 
 #endif

@@ -32,11 +32,6 @@ static const char *const dwarf_patterns[] = {
 	NULL
 };
 
-/* the begin/end events are providers/process_events.c's */
-static const char *const task_patterns[] = {
-	"{process,process(s),process(n)}.syscall{,.return}",
-	NULL
-};
 
 static const char *const hwbkpt_patterns[] = {
 	"kernel.data({n,s}){.write,.rw}",
@@ -68,7 +63,6 @@ static const char *const netfilter_patterns[] = {
 	}
 
 UNSUPPORTED(dwarf_provider, "dwarf", dwarf_patterns);
-UNSUPPORTED(task_provider, "task", task_patterns);
 UNSUPPORTED(hwbkpt_provider, "hwbkpt", hwbkpt_patterns);
 UNSUPPORTED(perf_provider, "perf", perf_patterns);
 UNSUPPORTED(procfs_provider, "procfs", procfs_patterns);
@@ -81,7 +75,6 @@ static const struct provider *const providers[] = {
 	&never_provider,
 	&timer_provider,
 	&dwarf_provider,
-	&task_provider,
 	&kfunc_provider,
 	&tracepoint_provider,
 	&uprobe_provider,

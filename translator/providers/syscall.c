@@ -1,16 +1,21 @@
 /* providers/syscall.c - kernel.syscall("PATTERN")[.return]: native x86_64
  * system calls by name, their numbers read from the target kernel's
- * unistd_64.h.  The module runs them from one sys_enter and one sys_exit
- * tracepoint callback that dispatch on the number through the tables
- * written here (runtime/stp_syscall.c); no debuginfo is involved.
+ * unistd_64.h; and process[(PID|"PATH")].syscall[.return]: every system
+ * call of the processes (all user processes, or the target's tree under
+ * -c/-x; one process; the processes running a program).  The module runs
+ * them from one sys_enter and one sys_exit tracepoint callback that
+ * dispatch on the number through the tables written here
+ * (runtime/stp_syscall.c); no debuginfo is involved.
  */
 #include "../diag.h"
 #include "../emit.h"
 #include "../provider.h"
 #include "../session.h"
 #include "../target.h"
+#include "../debuginfo/uelf.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,11 +32,16 @@ struct sc_table {
 	bool reported;
 };
 
-/* What a derived probe is: one system call, at entry or return. */
+/* What a derived probe is: one system call, at entry or return, or
+ * (process.syscall, nr -1) every one, in the processes it names.
+ */
 struct sc_probe {
 	const char *name;
 	int nr;
 	bool ret;
+	bool proc;		/* process[(...)].syscall */
+	int64_t pid;		/* process(PID), or 0 */
+	const char *path;	/* process("PATH"), or NULL */
 };
 
 /* Numbers above this are not native system calls (x32 starts at 2^30). */
@@ -196,6 +206,52 @@ static struct probe_point *sc_point(struct arena *a,
 	return np;
 }
 
+/* process("PATH").syscall: the program's canonical path in the point;
+ * the other forms stand as they are.
+ */
+static int sc_expand_process(struct prov_ctx *c, const struct probe_point *pp,
+			     struct vec *out)
+{
+	const struct pp_comp *proc = pp_comp_of(pp, intern("process"));
+	struct arena *a = c->s->arena;
+	struct probe_point *np;
+	char *path, *err = NULL;
+	int i;
+
+	if (!proc->arg || proc->arg->kind != EX_STR) {
+		vec_push(a, out, (void *)pp);
+		return 1;
+	}
+	path = uelf_resolve(proc->arg->str, &err);
+	if (!path) {
+		if (!c->optional)
+			prov_error(c, proc->arg->loc, "%s", err);
+		c->errors++;
+		free(err);
+		return -1;
+	}
+	np = arena_alloc(a, sizeof(*np));
+	*np = *pp;
+	memset(&np->comps, 0, sizeof(np->comps));
+	for (i = 0; i < pp->comps.n; i++) {
+		const struct pp_comp *oc = vec_get(&pp->comps, i);
+		struct pp_comp *nc = arena_alloc(a, sizeof(*nc));
+
+		*nc = *oc;
+		if (oc == proc) {
+			struct expr *e = arena_alloc(a, sizeof(*e));
+
+			*e = *oc->arg;
+			e->str = arena_strdup(a, path);
+			nc->arg = e;
+		}
+		vec_push(a, &np->comps, nc);
+	}
+	free(path);
+	vec_push(a, out, np);
+	return 1;
+}
+
 /* Every system call the pattern matches, by name; none is "no match". */
 static int sc_expand(struct prov_ctx *c, const struct probe_point *pp,
 		     struct vec *out)
@@ -205,6 +261,8 @@ static int sc_expand(struct prov_ctx *c, const struct probe_point *pp,
 	const char *pat;
 	int i;
 
+	if (pp_comp_of(pp, intern("process")))
+		return sc_expand_process(c, pp, out);
 	if (!comp)
 		return -1;
 	pat = comp->arg->str;
@@ -224,6 +282,29 @@ static int sc_expand(struct prov_ctx *c, const struct probe_point *pp,
 	return out->n;
 }
 
+static int sc_build_process(struct prov_ctx *c, struct derived_probe *dp,
+			    struct sc_probe *p)
+{
+	const struct pp_comp *proc = pp_comp_of(dp->pp, intern("process"));
+
+	p->proc = true;
+	p->nr = -1;
+	p->name = "*";
+	if (!proc->arg)
+		return 0;
+	if (proc->arg->kind == EX_STR) {
+		p->path = proc->arg->str;
+		return 0;
+	}
+	if (!pp_arg_num(proc->arg, &p->pid) || p->pid <= 0 ||
+	    p->pid > INT32_MAX) {
+		prov_error(c, proc->arg->loc, "process(%" PRId64 "): not a "
+			   "process ID", p->pid);
+		return -1;
+	}
+	return 0;
+}
+
 static int sc_build(struct prov_ctx *c, struct derived_probe *dp)
 {
 	const struct pp_comp *comp = sc_comp(dp->pp);
@@ -233,6 +314,9 @@ static int sc_build(struct prov_ctx *c, struct derived_probe *dp)
 	const struct sc_ent *e;
 
 	dp->priv = p;
+	p->ret = !strcmp(last->functor, "return");
+	if (pp_comp_of(dp->pp, intern("process")))
+		return sc_build_process(c, dp, p);
 	if (!comp)
 		return -1;
 	t = sc_table(c, dp->pp->loc);
@@ -332,6 +416,26 @@ static void sc_emit_first(struct strbuf *d, struct vec *dps, bool ret,
 	sb_puts(d, "\n};\n\n");
 }
 
+static void sc_emit_probe(struct emitter *em, struct strbuf *d,
+			  struct derived_probe *dp)
+{
+	const struct sc_probe *p = dp->priv;
+
+	sb_printf(d, "\t{ %s, ", emit_probe_ref(em, dp));
+	if (emit_probe_lean(em, dp))
+		sb_printf(d, "stp_probe_%d_lean, ", dp->index);
+	else
+		sb_puts(d, "NULL, ");
+	sb_puts(d, emit_probe_may_print(em, dp) ? "true" : "false");
+	if (p->proc)
+		sb_printf(d, ", .proc = true, .pid = %" PRId64, p->pid);
+	if (p->path) {
+		sb_puts(d, ", .path = ");
+		sb_c_string(d, p->path);
+	}
+	sb_printf(d, " },\t/* %s */\n", p->name);
+}
+
 /* One direction's table: the probes grouped by number, in the script's
  * order on each, and where each number's group starts (first[nr] ..
  * first[nr + 1] - 1).  The runtime runs them all from one callback, so
@@ -342,37 +446,45 @@ static void sc_emit_table(struct emitter *em, struct strbuf *d,
 {
 	int i, nr, max = -1, total = 0;
 
+	int nall = 0;
+
 	for (i = 0; i < dps->n; i++)
 		if (sc_of(dps, i)->ret == ret) {
 			total++;
+			nall += sc_of(dps, i)->proc;
 			if (sc_of(dps, i)->nr > max)
 				max = sc_of(dps, i)->nr;
 		}
 	if (!total)
 		return;
-	sb_printf(d, "static const struct stp_syscall_probe "
-		  "stp_sc_%s_probes[%d] = {\n", tag, total);
-	for (nr = 0; nr <= max; nr++)
-		for (i = 0; i < dps->n; i++) {
-			struct derived_probe *dp = dps->items[i];
-
-			if (sc_of(dps, i)->ret != ret || sc_of(dps, i)->nr != nr)
-				continue;
-			sb_printf(d, "\t{ %s, ", emit_probe_ref(em, dp));
-			if (emit_probe_lean(em, dp))
-				sb_printf(d, "stp_probe_%d_lean, ", dp->index);
-			else
-				sb_puts(d, "NULL, ");
-			sb_printf(d, "%s },\t/* %s */\n",
-				  emit_probe_may_print(em, dp) ? "true" :
-				  "false", sc_of(dps, i)->name);
-		}
+	if (total > nall) {
+		sb_printf(d, "static const struct stp_syscall_probe "
+			  "stp_sc_%s_probes[%d] = {\n", tag, total - nall);
+		for (nr = 0; nr <= max; nr++)
+			for (i = 0; i < dps->n; i++)
+				if (sc_of(dps, i)->ret == ret &&
+				    sc_of(dps, i)->nr == nr)
+					sc_emit_probe(em, d, dps->items[i]);
+		sb_puts(d, "};\n\n");
+		sc_emit_first(d, dps, ret, tag, max);
+	}
+	if (nall) {
+		sb_printf(d, "static struct stp_syscall_probe "
+			  "stp_sc_%s_all[%d] = {\n", tag, nall);
+		for (i = 0; i < dps->n; i++)
+			if (sc_of(dps, i)->ret == ret && sc_of(dps, i)->proc)
+				sc_emit_probe(em, d, dps->items[i]);
+		sb_puts(d, "};\n\n");
+	}
+	sb_printf(d, "static struct stp_syscall_table stp_sc_%s = {\n", tag);
+	if (total > nall)
+		sb_printf(d, "\t.nr = %d,\n\t.first = stp_sc_%s_first,\n"
+			  "\t.probes = stp_sc_%s_probes,\n", max + 1, tag,
+			  tag);
+	if (nall)
+		sb_printf(d, "\t.all = stp_sc_%s_all,\n\t.nall = %d,\n",
+			  tag, nall);
 	sb_puts(d, "};\n\n");
-	sc_emit_first(d, dps, ret, tag, max);
-	sb_printf(d, "static const struct stp_syscall_table stp_sc_%s = {\n"
-		  "\t.nr = %d,\n\t.first = stp_sc_%s_first,\n"
-		  "\t.probes = stp_sc_%s_probes,\n};\n\n", tag, max + 1, tag,
-		  tag);
 }
 
 static bool sc_any(struct vec *dps, bool ret)
@@ -401,12 +513,14 @@ static void sc_emit_group(struct emitter *em, struct vec *dps)
 
 static const char *sc_probe_type(const struct derived_probe *dp)
 {
-	(void)dp;
-	return "STP_PROBE_TRACEPOINT";
+	const struct sc_probe *p = dp->priv;
+
+	return p->proc ? "STP_PROBE_PROCESS_SYSCALL" : "STP_PROBE_TRACEPOINT";
 }
 
 static const char *const sc_patterns[] = {
 	"kernel.syscall(s){,.return}",
+	"{process,process(n),process(s)}.syscall{,.return}",
 	NULL
 };
 
