@@ -5,7 +5,6 @@
  */
 #include <linux/compat.h>
 #include <linux/fs.h>
-#include <linux/namei.h>
 #include <linux/sched/mm.h>
 #include <asm/syscall.h>
 
@@ -137,27 +136,15 @@ static void _stp_sc_let_go(struct stp_syscall_table *t)
 static int _stp_sc_programs(struct stp_syscall_table *t)
 {
 	struct stp_syscall_probe *sp;
-	struct path path;
 	int i, rc;
 
 	for (i = 0; t && i < t->nall; i++) {
 		sp = &t->all[i];
 		if (!sp->path)
 			continue;
-		rc = kern_path(sp->path, LOOKUP_FOLLOW, &path);
-		if (!rc) {
-			sp->inode = igrab(d_inode(path.dentry));
-			path_put(&path);
-			if (!sp->inode)
-				rc = -ENOENT;
-		}
-		if (rc) {
-			_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: cannot "
-					"probe %s: %s (%d)\n", sp->probe->pp,
-					rc == -ENOENT ? "no such file" :
-					"cannot open the program", rc);
+		rc = _stp_program_inode(sp->path, sp->probe, &sp->inode);
+		if (rc)
 			return rc;
-		}
 	}
 	return 0;
 }

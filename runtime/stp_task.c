@@ -443,28 +443,39 @@ static void _stp_task_let_go(struct stp_task_probe *tps, int n)
 	_stp_task_progs = NULL;
 }
 
+int _stp_program_inode(const char *path, const struct stp_probe *probe,
+		       struct inode **inode)
+{
+	struct path p;
+	int rc;
+
+	*inode = NULL;
+	rc = kern_path(path, LOOKUP_FOLLOW, &p);
+	if (!rc) {
+		*inode = igrab(d_inode(p.dentry));
+		path_put(&p);
+		if (!*inode)
+			rc = -ENOENT;
+	}
+	if (rc)
+		_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: cannot probe "
+				"%s: %s: %s (%d)\n", probe->pp, path,
+				rc == -ENOENT ? "no such file" :
+				"cannot open the program", rc);
+	return rc;
+}
+
 static int _stp_task_programs(struct stp_task_probe *tps, int n)
 {
-	struct path path;
 	int i, rc;
 
 	for (i = 0; i < n; i++) {
 		if (!tps[i].path)
 			continue;
-		rc = kern_path(tps[i].path, LOOKUP_FOLLOW, &path);
-		if (!rc) {
-			tps[i].inode = igrab(d_inode(path.dentry));
-			path_put(&path);
-			if (!tps[i].inode)
-				rc = -ENOENT;
-		}
-		if (rc) {
-			_stp_ctl_printf(STP_MSG_ERROR, false, "ERROR: cannot "
-					"probe %s: %s (%d)\n", tps[i].probe->pp,
-					rc == -ENOENT ? "no such file" :
-					"cannot open the program", rc);
+		rc = _stp_program_inode(tps[i].path, tps[i].probe,
+					&tps[i].inode);
+		if (rc)
 			return rc;
-		}
 		if (!_stp_task_is_begin(&tps[i]) && !_stp_task_progs) {
 			_stp_task_progs = kvcalloc(STP_TASK_PROGS,
 						   sizeof(*_stp_task_progs),

@@ -52,4 +52,11 @@ void _stp_task_probes_unregister(struct stp_task_probe *tps, int n);
  */
 bool _stp_task_in_target(struct task_struct *t);
 
+/* The inode of the program at path (absolute) that probe names, held
+ * for the caller to iput(); a failure is reported as an error naming
+ * the probe.  0 or -errno.  Process context.
+ */
+int _stp_program_inode(const char *path, const struct stp_probe *probe,
+		       struct inode **inode);
+
 #endif

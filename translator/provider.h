@@ -121,6 +121,14 @@ bool pp_num(const struct probe_point *pp, const char *functor,
 /* The kind of a probe point argument (a literal, maybe negated). */
 enum pat_arg pp_arg_kind(const struct expr *arg);
 bool pp_arg_num(const struct expr *arg, int64_t *out);
+/* expand for the families rooted at process, process(PID) and
+ * process("PATH") whose program is only a filter (begin/end events,
+ * .syscall): a PATH resolved as a shell finds it becomes the point's
+ * canonical path; the other forms stand as they are.  1 point pushed,
+ * or -1 after reporting.
+ */
+int prov_expand_process(struct prov_ctx *c, const struct probe_point *pp,
+			struct vec *out);
 /* Canonical text of a probe point: comp(.comp)*, no flags or cond. */
 const char *pp_text(struct arena *a, const struct probe_point *pp);
 

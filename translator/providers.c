@@ -3,9 +3,12 @@
  * the families that are recognised but not implemented yet.
  */
 #include "provider.h"
+#include "session.h"
+#include "debuginfo/uelf.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Families recognised so that a script using them gets a clear "not
@@ -238,6 +241,49 @@ bool pp_arg_num(const struct expr *arg, int64_t *out)
 		return true;
 	}
 	return false;
+}
+
+int prov_expand_process(struct prov_ctx *c, const struct probe_point *pp,
+			struct vec *out)
+{
+	const struct pp_comp *proc = pp_comp_of(pp, intern("process"));
+	struct arena *a = c->s->arena;
+	struct probe_point *np;
+	char *path, *err = NULL;
+	int i;
+
+	if (!proc || !proc->arg || proc->arg->kind != EX_STR) {
+		vec_push(a, out, (void *)pp);
+		return 1;
+	}
+	path = uelf_resolve(proc->arg->str, &err);
+	if (!path) {
+		if (!c->optional)
+			prov_error(c, proc->arg->loc, "%s", err);
+		c->errors++;
+		free(err);
+		return -1;
+	}
+	np = arena_alloc(a, sizeof(*np));
+	*np = *pp;
+	memset(&np->comps, 0, sizeof(np->comps));
+	for (i = 0; i < pp->comps.n; i++) {
+		const struct pp_comp *oc = vec_get(&pp->comps, i);
+		struct pp_comp *nc = arena_alloc(a, sizeof(*nc));
+
+		*nc = *oc;
+		if (oc == proc) {
+			struct expr *e = arena_alloc(a, sizeof(*e));
+
+			*e = *oc->arg;
+			e->str = arena_strdup(a, path);
+			nc->arg = e;
+		}
+		vec_push(a, &np->comps, nc);
+	}
+	free(path);
+	vec_push(a, out, np);
+	return 1;
 }
 
 const struct pp_comp *pp_comp_of(const struct probe_point *pp,

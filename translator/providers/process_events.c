@@ -9,11 +9,9 @@
 #include "../emit.h"
 #include "../provider.h"
 #include "../session.h"
-#include "../debuginfo/uelf.h"
 
 #include <inttypes.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The runtime's enum stp_task_event of a point: the functors after
@@ -35,49 +33,6 @@ struct pe_info {
 	int64_t pid;		/* process(PID), or 0 */
 	const char *path;	/* process("PATH"), or NULL */
 };
-
-/* process("PATH"): the point with the program's canonical path. */
-static int pe_expand(struct prov_ctx *c, const struct probe_point *pp,
-		     struct vec *out)
-{
-	const struct pp_comp *proc = vec_get(&pp->comps, 0);
-	struct arena *a = c->s->arena;
-	struct probe_point *np;
-	struct pp_comp *nc;
-	struct expr *arg;
-	char *path, *err = NULL;
-	int i;
-
-	if (!proc->arg || proc->arg->kind != EX_STR) {
-		vec_push(a, out, (void *)pp);
-		return 1;
-	}
-	path = uelf_resolve(proc->arg->str, &err);
-	if (!path) {
-		if (!c->optional)
-			prov_error(c, proc->arg->loc, "%s", err);
-		c->errors++;
-		free(err);
-		return -1;
-	}
-	np = arena_alloc(a, sizeof(*np));
-	*np = *pp;
-	memset(&np->comps, 0, sizeof(np->comps));
-	for (i = 0; i < pp->comps.n; i++) {
-		nc = arena_alloc(a, sizeof(*nc));
-		*nc = *(const struct pp_comp *)vec_get(&pp->comps, i);
-		if (i == 0) {
-			arg = arena_alloc(a, sizeof(*arg));
-			*arg = *proc->arg;
-			arg->str = arena_strdup(a, path);
-			nc->arg = arg;
-		}
-		vec_push(a, &np->comps, nc);
-	}
-	free(path);
-	vec_push(a, out, np);
-	return 1;
-}
 
 static int pe_build(struct prov_ctx *c, struct derived_probe *dp)
 {
@@ -140,7 +95,7 @@ static const char *const pe_patterns[] = {
 const struct provider process_events_provider = {
 	.name = "process events",
 	.patterns = pe_patterns,
-	.expand = pe_expand,
+	.expand = prov_expand_process,
 	.build = pe_build,
 	.emit_group = pe_emit_group,
 	.probe_type = pe_probe_type,

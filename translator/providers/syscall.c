@@ -12,7 +12,6 @@
 #include "../provider.h"
 #include "../session.h"
 #include "../target.h"
-#include "../debuginfo/uelf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -206,52 +205,6 @@ static struct probe_point *sc_point(struct arena *a,
 	return np;
 }
 
-/* process("PATH").syscall: the program's canonical path in the point;
- * the other forms stand as they are.
- */
-static int sc_expand_process(struct prov_ctx *c, const struct probe_point *pp,
-			     struct vec *out)
-{
-	const struct pp_comp *proc = pp_comp_of(pp, intern("process"));
-	struct arena *a = c->s->arena;
-	struct probe_point *np;
-	char *path, *err = NULL;
-	int i;
-
-	if (!proc->arg || proc->arg->kind != EX_STR) {
-		vec_push(a, out, (void *)pp);
-		return 1;
-	}
-	path = uelf_resolve(proc->arg->str, &err);
-	if (!path) {
-		if (!c->optional)
-			prov_error(c, proc->arg->loc, "%s", err);
-		c->errors++;
-		free(err);
-		return -1;
-	}
-	np = arena_alloc(a, sizeof(*np));
-	*np = *pp;
-	memset(&np->comps, 0, sizeof(np->comps));
-	for (i = 0; i < pp->comps.n; i++) {
-		const struct pp_comp *oc = vec_get(&pp->comps, i);
-		struct pp_comp *nc = arena_alloc(a, sizeof(*nc));
-
-		*nc = *oc;
-		if (oc == proc) {
-			struct expr *e = arena_alloc(a, sizeof(*e));
-
-			*e = *oc->arg;
-			e->str = arena_strdup(a, path);
-			nc->arg = e;
-		}
-		vec_push(a, &np->comps, nc);
-	}
-	free(path);
-	vec_push(a, out, np);
-	return 1;
-}
-
 /* Every system call the pattern matches, by name; none is "no match". */
 static int sc_expand(struct prov_ctx *c, const struct probe_point *pp,
 		     struct vec *out)
@@ -262,7 +215,7 @@ static int sc_expand(struct prov_ctx *c, const struct probe_point *pp,
 	int i;
 
 	if (pp_comp_of(pp, intern("process")))
-		return sc_expand_process(c, pp, out);
+		return prov_expand_process(c, pp, out);
 	if (!comp)
 		return -1;
 	pat = comp->arg->str;
