@@ -425,11 +425,12 @@ program_files()
 	done
 }
 
-# boot DIR NTESTS: one VM with the tests staged in DIR; the console log,
-# the VM runner's TAP and the results channel stay in DIR.
+# boot DIR NTESTS [APPEND]: one VM with the tests staged in DIR, APPEND
+# added to the kernel's command line; the console log, the VM runner's
+# TAP and the results channel stay in DIR.
 boot()
 {
-	local d=$1 secs progs=()
+	local d=$1 secs progs=() append=${3:-}
 	mapfile -t progs < <(program_files)
 	if ! "$vmdir/mkinitramfs.sh" -o "$d/initrd" -r "$kver" -t "$d/tests" \
 	     -f "$staprun:/usr/local/bin/staprun" ${progs[@]+"${progs[@]}"} \
@@ -444,7 +445,7 @@ boot()
 	"$vmdir/run-vm.sh" -k "$kver" -i "$d/initrd" -T stap-run \
 		-u "$secs" -t $((secs + 60)) -l "$d/console.log" \
 		-q "-serial file:$d/results" ${verbose:+-v} \
-		>"$d/vm.tap" 2>"$d/vm.err"
+		${append:+-a "$append"} >"$d/vm.tap" 2>"$d/vm.err"
 	return 0
 }
 
@@ -578,36 +579,63 @@ vm_verdict()
 	return 1
 }
 
-# run_kernel: every test that built, in as few boots as the kernel
-# allows: when a run kills the VM, or the VM fails before the runs (a
-# boot can fail under TCG), the tests without a result go to a new boot.
-run_kernel()
+# run_group APPEND NAME...: the named tests, in as few boots with APPEND
+# on the kernel's command line as the kernel allows: when a run kills the
+# VM, or the VM fails before the runs (a boot can fail under TCG), the
+# tests without a result go to a new boot (at most $max_boots).  The
+# boots are numbered on from $nboot.
+run_group()
 {
-	local name boot=1 d todo=() rest t0=$SECONDS
-	for name in "${tests[@]}"; do
-		case $(cat "$tmp/$kver/build/$name/status") in
-		failed | na) ;;
-		*) todo+=("$name") ;;
-		esac
-	done
-	while [ ${#todo[@]} -gt 0 ] && [ $boot -le $max_boots ]; do
-		d=$tmp/$kver/boot$boot
+	local append=$1 name d todo rest tries=1
+	shift
+	todo=("$@")
+	while [ ${#todo[@]} -gt 0 ] && [ $tries -le $max_boots ]; do
+		d=$tmp/$kver/boot$nboot
 		mkdir -p "$d"
 		stage "$d" "${todo[@]}"
-		if ! boot "$d" "${#todo[@]}"; then
-			tap_result notok "$(label "$kver")/vm$boot: mkinitramfs" \
+		if ! boot "$d" "${#todo[@]}" "$append"; then
+			tap_result notok "$(label "$kver")/vm$nboot: mkinitramfs" \
 				   "$d/mkinitramfs.log"
+			nboot=$((nboot + 1))
 			break
 		fi
 		split_results "$d"
-		vm_verdict "$d" "$boot" && break
+		vm_verdict "$d" "$nboot" && { nboot=$((nboot + 1)); break; }
 		rest=()
 		for name in "${todo[@]}"; do
 			[ -f "$tmp/$kver/res/$name.done" ] ||
 			[ -f "$tmp/$kver/res/$name.died" ] || rest+=("$name")
 		done
 		todo=(${rest[@]+"${rest[@]}"})
-		boot=$((boot + 1))
+		nboot=$((nboot + 1))
+		tries=$((tries + 1))
+	done
+}
+
+# run_kernel: every test that built, a boot for the tests of each "#
+# boot:" command line (most have none and share one, the first).
+run_kernel()
+{
+	local name a b t0=$SECONDS appends=("") group seen
+	nboot=1
+	for name in "${tests[@]}"; do
+		a=$(header boot "$here/$name.stp")
+		seen=
+		for b in "${appends[@]}"; do
+			[ "$a" = "$b" ] && seen=1
+		done
+		[ -n "$seen" ] || appends+=("$a")
+	done
+	for a in "${appends[@]}"; do
+		group=()
+		for name in "${tests[@]}"; do
+			case $(cat "$tmp/$kver/build/$name/status") in
+			failed | na) continue ;;
+			esac
+			[ "$(header boot "$here/$name.stp")" = "$a" ] &&
+				group+=("$name")
+		done
+		[ ${#group[@]} -gt 0 ] && run_group "$a" "${group[@]}"
 	done
 	vm_secs=$((SECONDS - t0))
 }
