@@ -661,17 +661,46 @@ static void drop_globals(struct session *s)
 	s->globals.n = j;
 }
 
-/* Locals nothing mentions any more go silently (their assignments were
- * already reported); a local read but never assigned is only 0 or "".
+/* Whether another probe derived from the probe dp's user wrote (one
+ * branch of a wildcard or of an alias list) assigns a local named name:
+ * the probe's body then means the alias's variable, which only some
+ * branches have (syscall.open* { ... filename ... }).
  */
-static void drop_locals(struct session *s, struct vec *locals)
+static bool assigned_in_sibling(struct session *s,
+				const struct derived_probe *dp,
+				const char *name)
+{
+	int i, k;
+
+	for (i = 0; i < s->probes.n; i++) {
+		const struct derived_probe *o = s->probes.items[i];
+
+		if (o == dp || o->orig != dp->orig)
+			continue;
+		for (k = 0; k < o->locals.n; k++) {
+			const struct vardecl *v = o->locals.items[k];
+
+			if (v->written && !strcmp(v->name, name))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Locals nothing mentions any more go silently (their assignments were
+ * already reported); a local read but never assigned is only 0 or "",
+ * said unless a sibling of probe dp (NULL: a function's) assigns it.
+ */
+static void drop_locals(struct session *s, struct vec *locals,
+			const struct derived_probe *dp)
 {
 	int i, j;
 
 	for (i = j = 0; i < locals->n; i++) {
 		struct vardecl *v = locals->items[i];
 
-		if (v->read && !v->written)
+		if (v->read && !v->written &&
+		    !(dp && assigned_in_sibling(s, dp, v->name)))
 			diag_warn(s, v->loc,
 				  "never-assigned local variable '%s'",
 				  v->name);
@@ -694,12 +723,12 @@ void elab_elide(struct session *s)
 	for (i = 0; i < s->probes.n; i++) {
 		struct derived_probe *dp = s->probes.items[i];
 
-		drop_locals(s, &dp->locals);
+		drop_locals(s, &dp->locals, dp);
 	}
 	for (i = 0; i < s->functions.n; i++) {
 		struct func *f = s->functions.items[i];
 
-		drop_locals(s, &f->locals);
+		drop_locals(s, &f->locals, NULL);
 	}
 	for (i = 0; i < el.memo.n; i++)
 		((struct func *)el.memo.items[i])->priv = NULL;
