@@ -460,7 +460,7 @@ const struct ksyms *target_kernel_symbols(struct session *s)
 
 	if (!kt->syms_tried) {
 		kt->syms_tried = true;
-		kt->syms = ksyms_load(s->kernel_vr, &err);
+		kt->syms = ksyms_load(s->kernel_vr, kbuild_cache_dir(s), &err);
 		if (!kt->syms && s->opt.verbose > 1)
 			fprintf(stderr, "kernel symbols: %s\n", err);
 		free(err);

@@ -158,61 +158,85 @@ static bool write_cache(const char *path, const void *data, size_t len)
 	return ok;
 }
 
+int vmlinuz_unpack(const char *kver, struct vmlinuz *v, char **err)
+{
+	char *img;
+	size_t len;
+
+	memset(v, 0, sizeof(*v));
+	if (asprintf(&v->path, "/boot/vmlinuz-%s", kver) < 0) {
+		v->path = NULL;
+		err_set(err, "out of memory");
+		return -1;
+	}
+	img = read_file(v->path, &len);
+	if (!img) {
+		if (errno == ENOENT)
+			err_set(err, "no %s: install linux-image-%s", v->path,
+				kver);
+		else
+			err_set(err, "cannot read %s: %s", v->path,
+				strerror(errno));
+		goto fail;
+	}
+	v->decomp = find_payload((const unsigned char *)img, len, &v->off);
+	free(img);
+	if (!v->decomp) {
+		err_set(err, "%s: no xz, zstd or gzip payload found", v->path);
+		goto fail;
+	}
+	v->data = kmod_decompress(v->path, v->off, v->decomp, &v->len,
+				  &v->status, err);
+	if (!v->data)
+		goto fail;
+	return 0;
+fail:
+	vmlinuz_release(v);
+	return -1;
+}
+
+void vmlinuz_lacks(const struct vmlinuz *v, const char *what, char **err)
+{
+	if (v->status == 127 && v->len == 0)
+		err_set(err, "%s: cannot run %s to decompress it", v->path,
+			v->decomp->name);
+	else if (v->status)
+		err_set(err, "%s: %s -dc failed (status %d) on the payload "
+			"at offset %zu", v->path, v->decomp->name, v->status,
+			v->off);
+	else
+		err_set(err, "%s: the decompressed kernel has no %s", v->path,
+			what);
+}
+
+void vmlinuz_release(struct vmlinuz *v)
+{
+	free(v->data);
+	free(v->path);
+	memset(v, 0, sizeof(*v));
+}
+
 /* Extract the BTF of kver from its bzImage into a new struct btf, and
  * store the raw bytes at cache if that is not NULL.
  */
 static struct btf *btf_from_image(const char *kver, const char *cache,
 				  char **err)
 {
-	char *path, *img, *vmlinux;
-	size_t len, off, vlen, btflen;
-	const struct kmod_decomp *d;
+	struct vmlinuz v;
+	size_t btflen;
 	const void *raw;
 	struct btf *btf = NULL;
-	int status;
 
-	if (asprintf(&path, "/boot/vmlinuz-%s", kver) < 0)
+	if (vmlinuz_unpack(kver, &v, err))
 		return NULL;
-	img = read_file(path, &len);
-	if (!img) {
-		if (errno == ENOENT)
-			err_set(err, "no %s: install linux-image-%s", path,
-				kver);
-		else
-			err_set(err, "cannot read %s: %s", path,
-				strerror(errno));
-		free(path);
-		return NULL;
-	}
-	d = find_payload((const unsigned char *)img, len, &off);
-	free(img);
-	if (!d) {
-		err_set(err, "%s: no xz, zstd or gzip payload found", path);
-		free(path);
-		return NULL;
-	}
-	vmlinux = kmod_decompress(path, off, d, &vlen, &status, err);
-	if (!vmlinux) {
-		free(path);
-		return NULL;
-	}
-	if (!elf_btf(vmlinux, vlen, &raw, &btflen)) {
-		if (status == 127 && vlen == 0)
-			err_set(err, "%s: cannot run %s to decompress it",
-				path, d->name);
-		else if (status)
-			err_set(err, "%s: %s -dc failed (status %d) on the "
-				"payload at offset %zu", path, d->name,
-				status, off);
-		else
-			err_set(err, "%s: the decompressed kernel has no "
-				".BTF section (CONFIG_DEBUG_INFO_BTF off?)",
-				path);
+	if (!elf_btf(v.data, v.len, &raw, &btflen)) {
+		vmlinuz_lacks(&v, ".BTF section (CONFIG_DEBUG_INFO_BTF off?)",
+			      err);
 		goto out;
 	}
 	btf = btf__new(raw, (__u32)btflen);
 	if (!btf) {
-		err_set(err, "%s: bad .BTF section: %s", path,
+		err_set(err, "%s: bad .BTF section: %s", v.path,
 			strerror(errno));
 		goto out;
 	}
@@ -220,8 +244,7 @@ static struct btf *btf_from_image(const char *kver, const char *cache,
 	if (cache)
 		write_cache(cache, raw, btflen);
 out:
-	free(vmlinux);
-	free(path);
+	vmlinuz_release(&v);
 	return btf;
 }
 

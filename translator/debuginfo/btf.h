@@ -10,6 +10,7 @@
 #define TAPIR_DEBUGINFO_BTF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "debuginfo/ktype.h"
 
@@ -90,5 +91,24 @@ const struct ksrc *kbtf_src(struct kbtf *b);
  * not record them).  0 or -ENOENT.
  */
 int kbtf_tracepoint(struct kbtf *b, const char *name, struct kfunc *out);
+
+struct kmod_decomp;
+
+/* The vmlinux ELF in /boot/vmlinuz-KVER, decompressed (no symbol table,
+ * but .BTF and the kallsyms tables).
+ */
+struct vmlinuz {
+	char *path;			/* /boot/vmlinuz-KVER */
+	char *data;			/* the decompressed payload */
+	size_t len, off;		/* its size; where it starts in path */
+	const struct kmod_decomp *decomp;
+	int status;			/* the decompressor's exit status */
+};
+
+/* 0, or -1 with *err set. */
+int vmlinuz_unpack(const char *kver, struct vmlinuz *v, char **err);
+/* *err for a payload without what: a decompressor failure, or none. */
+void vmlinuz_lacks(const struct vmlinuz *v, const char *what, char **err);
+void vmlinuz_release(struct vmlinuz *v);
 
 #endif

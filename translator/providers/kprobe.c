@@ -40,6 +40,7 @@ struct kinline {
 /* What pass 3 needs for one probe. */
 struct kfn {
 	const char *sym;		/* function symbol */
+	struct vec clones;		/* const char *: sym's copies */
 	unsigned long offset;		/* from sym: statement, inline */
 	const char *module;		/* NULL: the kernel itself */
 	bool ret;			/* .return */
@@ -288,7 +289,8 @@ static bool exact_exists(struct collect *k, const char *name)
 		 */
 		const struct ksyms *syms = target_kernel_symbols(k->c->s);
 
-		return !syms || ksyms_has(syms, name);
+		return !syms || ksyms_has(syms, name) ||
+		       ksyms_clones(syms, name, NULL, NULL);
 	}
 	/* reading every module's file for module("*") costs too much */
 	return !k->modpat && target_module_has_func(k->c, k->mcomp->arg->loc,
@@ -727,6 +729,35 @@ static const char *module_name(struct prov_ctx *c, const char *m)
 	return canon;
 }
 
+static void clone_cb(const char *clone, void *arg)
+{
+	struct prov_ctx *c = ((void **)arg)[0];
+	struct kfn *k = ((void **)arg)[1];
+
+	vec_push(c->s->arena, &k->clones,
+		 (void *)arena_strdup(c->s->arena, clone));
+}
+
+/* A kernel function with no symbol of its own but clones the compiler
+ * made of it (foo.isra.0, foo.constprop.0, foo.part.0): the probe is on
+ * each of them.  A clone may take its parameters in other registers,
+ * so the calling convention no longer says where they are.
+ */
+static void use_clones(struct prov_ctx *c, struct kfn *k)
+{
+	const struct ksyms *syms;
+	void *args[2] = { c, k };
+
+	if (k->module || k->offset)
+		return;
+	syms = target_kernel_symbols(c->s);
+	if (!syms || ksyms_has(syms, k->sym))
+		return;
+	ksyms_clones(syms, k->sym, clone_cb, args);
+	if (k->clones.n)
+		k->at_entry = false;
+}
+
 static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 {
 	const struct probe_point *pp = dp->pp;
@@ -781,6 +812,7 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 	k->at_entry = true;
 	if (src->ops->func(src, k->sym, &k->sig)) {
 		k->typed = false;	/* symbol only */
+		use_clones(c, k);
 		return 0;
 	}
 	if (dw) {
@@ -788,6 +820,7 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 
 		kdwarf_vars_at(dw, k->sym, 0, var_cb, args);
 	}
+	use_clones(c, k);
 	return 0;
 }
 
@@ -1067,10 +1100,47 @@ static const char *kfn_probe_type(const struct derived_probe *dp)
 	return k->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE";
 }
 
+/* One entry of stp_kprobes: dp's probe on symbol sym. */
+static void emit_kprobe(struct emitter *em, struct strbuf *d,
+			const struct derived_probe *dp, const char *sym)
+{
+	const struct kfn *k = dp->priv;
+
+	if (k->absolute)
+		sb_printf(d, "\t{\n\t\t.addr = %#" PRIx64 "UL,\n"
+			  "\t\t.probe = %s,\n", k->addr,
+			  emit_probe_ref(em, dp));
+	else
+		sb_printf(d, "\t{\n\t\t.symbol = \"%s%s%s\",\n"
+			  "\t\t.probe = %s,\n", k->module ?
+			  k->module : "", k->module ? ":" : "",
+			  sym, emit_probe_ref(em, dp));
+	if (k->offset)
+		sb_printf(d, "\t\t.offset = %#lx,\n", k->offset);
+	if (k->ret)
+		sb_printf(d, "\t\t.ret = true,\n"
+			  "\t\t.krp.handler = stp_kp_%d,\n", dp->index);
+	else
+		sb_printf(d, "\t\t.krp.kp.pre_handler = stp_kp_%d,\n",
+			  dp->index);
+	if (k->ret && dp->entry_exprs.n)
+		sb_printf(d, "\t\t.krp.entry_handler = "
+			  "stp_kp_%d_entry,\n", dp->index);
+	if (k->must)
+		sb_puts(d, "\t\t.must = true,\n");
+	if (k->maxactive)
+		sb_printf(d, "\t\t.maxactive = %" PRId64 ",\n",
+			  k->maxactive);
+	if (dp->entry_exprs.n)
+		sb_printf(d, "\t\t.data_size = sizeof(struct "
+			  "stp_entry_%d),\n", dp->index);
+	sb_puts(d, "\t},\n");
+}
+
 static void kfn_emit_group(struct emitter *em, struct vec *dps)
 {
 	struct strbuf *d = emit_out(em, EMIT_DECLS);
-	int i;
+	int i, total;
 
 	/* each probe's own callbacks, the runtime's fast path inline */
 	for (i = 0; i < dps->n; i++) {
@@ -1108,47 +1178,31 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 				  "ri, NULL, STAP_SESSION_RUNNING) ? 1 : 0;\n"
 				  "}\n\n", n, n, n);
 	}
+	for (i = 0, total = 0; i < dps->n; i++) {
+		const struct kfn *k = ((struct derived_probe *)
+				       dps->items[i])->priv;
+
+		total += k->clones.n ? k->clones.n : 1;
+	}
 	sb_printf(d, "static struct stp_kprobe stp_kprobes[%d] = {\n",
-		  dps->n);
+		  total);
 	for (i = 0; i < dps->n; i++) {
 		const struct derived_probe *dp = dps->items[i];
 		const struct kfn *k = dp->priv;
+		int j = 0;
 
-		if (k->absolute)
-			sb_printf(d, "\t{\n\t\t.addr = %#" PRIx64 "UL,\n"
-				  "\t\t.probe = %s,\n", k->addr,
-				  emit_probe_ref(em, dp));
-		else
-			sb_printf(d, "\t{\n\t\t.symbol = \"%s%s%s\",\n"
-				  "\t\t.probe = %s,\n", k->module ?
-				  k->module : "", k->module ? ":" : "",
-				  k->sym, emit_probe_ref(em, dp));
-		if (k->offset)
-			sb_printf(d, "\t\t.offset = %#lx,\n", k->offset);
-		if (k->ret)
-			sb_printf(d, "\t\t.ret = true,\n"
-				  "\t\t.krp.handler = stp_kp_%d,\n", dp->index);
-		else
-			sb_printf(d, "\t\t.krp.kp.pre_handler = stp_kp_%d,\n",
-				  dp->index);
-		if (k->ret && dp->entry_exprs.n)
-			sb_printf(d, "\t\t.krp.entry_handler = "
-				  "stp_kp_%d_entry,\n", dp->index);
-		if (k->must)
-			sb_puts(d, "\t\t.must = true,\n");
-		if (k->maxactive)
-			sb_printf(d, "\t\t.maxactive = %" PRId64 ",\n",
-				  k->maxactive);
-		if (dp->entry_exprs.n)
-			sb_printf(d, "\t\t.data_size = sizeof(struct "
-				  "stp_entry_%d),\n", dp->index);
-		sb_puts(d, "\t},\n");
+		do {
+			const char *sym = k->clones.n ?
+				vec_get(&k->clones, j) : k->sym;
+
+			emit_kprobe(em, d, dp, sym);
+		} while (++j < k->clones.n);
 	}
 	sb_puts(d, "};\n\n");
 	sb_printf(emit_out(em, EMIT_START),
-		  "\trc = _stp_kprobes_register(stp_kprobes, %d);\n", dps->n);
+		  "\trc = _stp_kprobes_register(stp_kprobes, %d);\n", total);
 	sb_printf(emit_out(em, EMIT_STOP),
-		  "\t_stp_kprobes_unregister(stp_kprobes, %d);\n", dps->n);
+		  "\t_stp_kprobes_unregister(stp_kprobes, %d);\n", total);
 }
 
 #define KFN_SUFFIXES "{,.call,.exported,.return,.return.maxactive(n)," \
