@@ -151,7 +151,13 @@ qemu_command()
 		     "put a long -c command in a test file instead"
 
 	[ -n "$interactive" ] && serial=mon:stdio
-	qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus" -m "$mem"
+	# One host thread runs every vCPU in turn (thread=single): QEMU 7.2's
+	# multi-threaded TCG oopses a guest by itself (a jump to address 0 in
+	# a system call) when a kprobe is inserted and removed on a function
+	# that another vCPU runs; a bare hand-written kprobe module shows it.
+	# The guest still has $cpus CPUs that interleave at any instruction.
+	qemu=(qemu-system-x86_64 -accel tcg,thread=single -cpu max
+	      -smp "$cpus" -m "$mem"
 	      -nographic -nodefaults -no-user-config -no-reboot
 	      -serial "$serial" -kernel "$image" -initrd "$initrd"
 	      -append "$cmdline")
