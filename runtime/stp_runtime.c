@@ -9,6 +9,7 @@
 #include "stp_session.c"
 #include "stp_kprobe.c"
 #include "stp_tracepoint.c"
+#include "stp_procfs.c"
 #include "stp_syscall.c"
 #include "stp_uframe.c"
 #include "stp_uprobe.c"

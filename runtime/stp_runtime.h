@@ -15,6 +15,7 @@
 #include "stp_transport.h"
 #include "stp_kprobe.h"
 #include "stp_tracepoint.h"
+#include "stp_procfs.h"
 #include "stp_syscall.h"
 #include "stp_uprobe.h"
 #include "stp_usym.h"

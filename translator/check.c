@@ -276,6 +276,13 @@ static void check_target_write(struct checker *c, struct expr *lv)
 
 	if (lv->kind != EX_TARGET && lv->kind != EX_ENTRY)
 		return;
+	/* a procfs probe's $value is the script's, not the kernel's */
+	if (lv->tref && lv->tref->base == TRB_PROCFS) {
+		why = target_write_error(c->s->arena, lv);
+		if (why)
+			diag_error(c->s, lv->loc, "%s", why);
+		return;
+	}
 	if (!c->s->opt.guru) {
 		if (in_user_code(lv->loc))
 			diag_error(c->s, lv->loc, "assignment to target "

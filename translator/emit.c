@@ -521,6 +521,14 @@ static void gen_assign(struct emitter *em, struct strbuf *o,
 		gen_stat_add(em, o, e);
 		return;
 	}
+	if (lv->kind == EX_TARGET && lv->tref &&
+	    lv->tref->base == TRB_PROCFS && !strcmp(op, ".=")) {
+		/* appended in place: the buffer may exceed MAXSTRINGLEN */
+		sb_puts(o, "_stp_procfs_append(c, ");
+		gen_expr(em, o, e->b);
+		sb_puts(o, ")");
+		return;
+	}
 	if (e->type == TY_STRING || lv->type == TY_STRING) {
 		const char *tmp = new_tmp(em);
 
@@ -1255,6 +1263,12 @@ static void gen_target_reads(struct emitter *em, struct strbuf *o,
 		sb_puts(o, ")");
 		return;
 	}
+	if (r->base == TRB_PROCFS) {
+		/* a copy: a read probe's buffer may exceed MAXSTRINGLEN */
+		sb_printf(o, "((const char *)_stp_strcpy(%s, "
+			  "_stp_procfs_value(c)))", new_tmp(em));
+		return;
+	}
 	sb_putc(o, '(');
 	tvar_open(em, o, "0", &a, &v);
 	if (r->base == TRB_LIST || e->pretty) {
@@ -1375,6 +1389,10 @@ static void gen_target_store(struct emitter *em, struct strbuf *o,
 	if (!lv->tref) {
 		gen_target_unsupported(em, o, lv, "target variable access");
 		sb_puts(o, "; ");
+		return;
+	}
+	if (lv->tref->base == TRB_PROCFS) {
+		sb_printf(o, "_stp_procfs_set(c, %s); ", value_var);
 		return;
 	}
 	em->uread = lv->tref->user;

@@ -48,11 +48,6 @@ static const char *const perf_patterns[] = {
 	NULL
 };
 
-static const char *const procfs_patterns[] = {
-	"procfs{,(s)}{,.umask(n)}{.read{,.maxsize(n)},.write}",
-	NULL
-};
-
 static const char *const netfilter_patterns[] = {
 	"netfilter{.hook(s).pf(s),.pf(s).hook(s)}{,.priority({s,n})}",
 	NULL
@@ -68,7 +63,6 @@ static const char *const netfilter_patterns[] = {
 UNSUPPORTED(dwarf_provider, "dwarf", dwarf_patterns);
 UNSUPPORTED(hwbkpt_provider, "hwbkpt", hwbkpt_patterns);
 UNSUPPORTED(perf_provider, "perf", perf_patterns);
-UNSUPPORTED(procfs_provider, "procfs", procfs_patterns);
 UNSUPPORTED(netfilter_provider, "netfilter", netfilter_patterns);
 
 static const struct provider *const providers[] = {

@@ -572,6 +572,9 @@ const char *target_write_error(struct arena *a, const struct expr *e)
 
 	if (!r)
 		return NULL;	/* not resolved: already reported */
+	if (r->base == TRB_PROCFS)
+		return r->value ? NULL : "$value of a procfs write probe is "
+		       "what was written: it cannot be assigned";
 	if (e->addressof)
 		return "cannot assign to an address ('&')";
 	if (e->pretty || r->base == TRB_LIST || r->base == TRB_STRING)

@@ -20,6 +20,8 @@ enum tref_base {
 	TRB_ENTRY,	/* a value saved at function entry (.return) */
 	TRB_TARG,	/* tracepoint argument argno: c->targs[argno] */
 	TRB_STRING,	/* a constant string: $$name, $$system */
+	TRB_PROCFS,	/* a procfs probe's $value (a string; value 1:
+			 * a read probe's, which the script assigns) */
 };
 
 /* The steps from the base to the value: the state is either a value

@@ -4,6 +4,7 @@
  */
 #include "elab.h"
 #include "format.h"
+#include "target.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -692,6 +693,8 @@ static enum type infer_target(struct typer *t, struct expr *e)
 	 * values are numbers until providers know their real types.
 	 */
 	if (e->pretty || (e->name && e->name[0] == '$' && e->name[1] == '$'))
+		return TY_STRING;
+	if (e->tref && e->tref->base == TRB_PROCFS)
 		return TY_STRING;
 	return TY_LONG;
 }
