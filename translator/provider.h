@@ -144,5 +144,6 @@ extern const struct provider uprobe_provider;
 extern const struct provider process_events_provider;
 extern const struct provider syscall_provider;
 extern const struct provider procfs_provider;
+extern const struct provider perf_provider;
 
 #endif

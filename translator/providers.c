@@ -42,12 +42,6 @@ static const char *const hwbkpt_patterns[] = {
 	NULL
 };
 
-static const char *const perf_patterns[] = {
-	"perf.type(n).config(n){,.sample(n),.hz(n),.process{,(s)},"
-		".counter(s),.process(s).counter(s)}",
-	NULL
-};
-
 static const char *const netfilter_patterns[] = {
 	"netfilter{.hook(s).pf(s),.pf(s).hook(s)}{,.priority({s,n})}",
 	NULL
@@ -62,7 +56,6 @@ static const char *const netfilter_patterns[] = {
 
 UNSUPPORTED(dwarf_provider, "dwarf", dwarf_patterns);
 UNSUPPORTED(hwbkpt_provider, "hwbkpt", hwbkpt_patterns);
-UNSUPPORTED(perf_provider, "perf", perf_patterns);
 UNSUPPORTED(netfilter_provider, "netfilter", netfilter_patterns);
 
 static const struct provider *const providers[] = {
