@@ -1415,6 +1415,24 @@ static void gen_entry_slot(struct emitter *em, struct strbuf *o,
 		  em->dp->index, entry_data(em->dp), e->tref->slot);
 }
 
+/* @perf("NAME"): the count of the task's counter NAME. */
+static void gen_perf(struct emitter *em, struct strbuf *o,
+		     const struct expr *e)
+{
+	int slot = perf_counter_slot(em->s, e->str);
+
+	if (slot < 0) {
+		emit_error(em, e->loc, "no perf counter \"%s\": define it "
+			   "with a probe perf.type(T).config(C).process"
+			   ".counter(\"%s\")", e->str, e->str);
+		sb_puts(o, "((int64_t)0)");
+		return;
+	}
+	sb_printf(o, "_stp_perf_read(c, %d, ", slot);
+	sb_c_string(o, where(em, e));
+	sb_puts(o, ")");
+}
+
 static void gen_expr(struct emitter *em, struct strbuf *o,
 		     const struct expr *e)
 {
@@ -1526,7 +1544,7 @@ static void gen_expr(struct emitter *em, struct strbuf *o,
 			gen_target_unsupported(em, o, e, "@entry");
 		break;
 	case EX_PERF:
-		gen_target_unsupported(em, o, e, "@perf");
+		gen_perf(em, o, e);
 		break;
 	}
 }

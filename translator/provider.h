@@ -146,4 +146,9 @@ extern const struct provider syscall_provider;
 extern const struct provider procfs_provider;
 extern const struct provider perf_provider;
 
+/* @perf("NAME"): the index of the counter's event in the module's table
+ * of perf events (providers/perf.c), or -1 when no probe defines it.
+ */
+int perf_counter_slot(struct session *s, const char *name);
+
 #endif

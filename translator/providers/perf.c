@@ -1,16 +1,20 @@
 /* providers/perf.c - perf.type(T).config(C)[.sample(N)|.hz(N)]: a perf
  * event on every CPU, the handler run at each overflow (every N events,
  * 1000000 by default, or N times a second), through the kernel's
- * perf_event_create_kernel_counter (runtime/stp_perf.c).  The tapset
- * names the usual events (perf.hw.*, perf.sw.*, perf.hw_cache.*).
- * .process and .counter are recognised and reported as not supported
- * yet.  No target variables.
+ * perf_event_create_kernel_counter (runtime/stp_perf.c).  With
+ * .process[("PATH")] the event is the target process's (-c/-x; PATH,
+ * which must exist, is taken to be its program), and with
+ * .counter("NAME") it only counts, for @perf("NAME").  The tapset
+ * names the usual events (perf.hw.*, perf.sw.*, perf.hw_cache.*).  No
+ * target variables.
  */
+#include "../debuginfo/uelf.h"
 #include "../emit.h"
 #include "../provider.h"
 #include "../session.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PERF_DEFAULT_PERIOD 1000000
@@ -20,7 +24,74 @@ struct perf_info {
 	int64_t config;
 	int64_t period;			/* or the frequency, when freq */
 	bool freq;
+	bool task;			/* .process: the target's */
+	const char *path;		/* .process("PATH"), resolved: the
+					 * target's program, not checked */
+	const char *counter;		/* .counter("NAME") */
 };
+
+/* .process("PATH") as a shell finds PATH; NULL after reporting. */
+static const char *resolve_path(struct prov_ctx *c, const struct pp_comp *pc)
+{
+	char *err = NULL, *path = uelf_resolve(pc->arg->str, &err);
+	const char *r;
+
+	if (!path) {
+		prov_error(c, pc->arg->loc, "%s", err);
+		free(err);
+		return NULL;
+	}
+	r = arena_strdup(c->s->arena, path);
+	free(path);
+	return r;
+}
+
+/* A counter's name is unique among the perf probes derived before. */
+static int check_counter(struct prov_ctx *c, struct derived_probe *dp,
+			 const struct pp_comp *cc)
+{
+	struct vec *all = &c->s->probes;
+	int i;
+
+	for (i = 0; i < all->n; i++) {
+		const struct derived_probe *o = all->items[i];
+		const struct perf_info *oi = o->priv;
+
+		if (o->prov == dp->prov && oi && oi->counter &&
+		    !strcmp(oi->counter, cc->arg->str)) {
+			prov_error(c, cc->arg->loc, "perf counter \"%s\" is "
+				   "already defined (by %s)", oi->counter,
+				   o->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int build_process(struct prov_ctx *c, struct derived_probe *dp,
+			 struct perf_info *pi)
+{
+	const struct pp_comp *pc = pp_comp_of(dp->pp, intern("process"));
+	const struct pp_comp *cc = pp_comp_of(dp->pp, intern("counter"));
+
+	pi->task = pc || cc;
+	if (pc && pc->arg) {
+		pi->path = resolve_path(c, pc);
+		if (!pi->path)
+			return -1;
+	}
+	if (cc) {
+		if (!*cc->arg->str) {
+			prov_error(c, cc->arg->loc, "a perf counter needs a "
+				   "name");
+			return -1;
+		}
+		if (check_counter(c, dp, cc))
+			return -1;
+		pi->counter = cc->arg->str;
+	}
+	return 0;
+}
 
 static int perf_build(struct prov_ctx *c, struct derived_probe *dp)
 {
@@ -29,18 +100,8 @@ static int perf_build(struct prov_ctx *c, struct derived_probe *dp)
 	const struct pp_comp *cc = pp_comp_of(pp, intern("config"));
 	const struct pp_comp *sc = pp_comp_of(pp, intern("sample"));
 	const struct pp_comp *hc = pp_comp_of(pp, intern("hz"));
-	const struct pp_comp *xc = pp_comp_of(pp, intern("process"));
 	struct perf_info *pi = arena_alloc(c->s->arena, sizeof(*pi));
 
-	if (!xc)
-		xc = pp_comp_of(pp, intern("counter"));
-	if (xc) {
-		prov_error(c, xc->loc, "perf probes with .%s are not "
-			   "supported yet (a perf event of every CPU is: "
-			   "perf.type(T).config(C)[.sample(N)|.hz(N)])",
-			   xc->functor);
-		return -1;
-	}
 	if (!pp_arg_num(tc->arg, &pi->type) || pi->type < 0 ||
 	    pi->type > UINT32_MAX) {
 		prov_error(c, tc->arg->loc, "perf type must be between 0 and "
@@ -60,8 +121,27 @@ static int perf_build(struct prov_ctx *c, struct derived_probe *dp)
 		}
 		pi->freq = hc != NULL;
 	}
+	if (build_process(c, dp, pi))
+		return -1;
 	dp->priv = pi;
 	return 0;
+}
+
+int perf_counter_slot(struct session *s, const char *name)
+{
+	int i, slot = 0;
+
+	for (i = 0; i < s->probes.n; i++) {
+		const struct derived_probe *dp = s->probes.items[i];
+		const struct perf_info *pi = dp->priv;
+
+		if (dp->prov != &perf_provider)
+			continue;
+		if (pi->counter && !strcmp(pi->counter, name))
+			return slot;
+		slot++;
+	}
+	return -1;
 }
 
 static const char *perf_probe_type(const struct derived_probe *dp)
@@ -82,9 +162,12 @@ static void perf_emit_group(struct emitter *em, struct vec *dps)
 		const struct perf_info *pi = dp->priv;
 
 		sb_printf(d, "\t{ .type = %" PRId64 "U, .config = %#" PRIx64
-			  "ULL, .period = %" PRId64 "ULL, .freq = %s, "
-			  ".probe = %s },\n", pi->type, (uint64_t)pi->config,
-			  pi->period, pi->freq ? "true" : "false",
+			  "ULL, .period = %" PRId64 "ULL, .freq = %s,\n"
+			  "\t  .task = %s, .counter = %s, .probe = %s },\n",
+			  pi->type, (uint64_t)pi->config, pi->period,
+			  pi->freq ? "true" : "false",
+			  pi->task ? "true" : "false",
+			  pi->counter ? "true" : "false",
 			  emit_probe_ref(em, dp));
 	}
 	sb_puts(d, "};\n\n");
@@ -95,8 +178,9 @@ static void perf_emit_group(struct emitter *em, struct vec *dps)
 }
 
 static const char *const perf_patterns[] = {
-	"perf.type(n).config(n){,.sample(n),.hz(n),.process{,(s)},"
-		".counter(s),.process(s).counter(s)}",
+	"perf.type(n).config(n){,.sample(n),.hz(n)}{,.process{,(s)}}",
+	"perf.type(n).config(n).process{,(s)}{.sample(n),.hz(n)}",
+	"perf.type(n).config(n){,.process{,(s)}}.counter(s)",
 	NULL
 };
 
