@@ -45,8 +45,8 @@ struct stp_procfs_file {
 	/* runtime state */
 	size_t rlen;			/* bytes of rbuf a read returns */
 	bool filled;			/* rbuf holds this open's content */
-	bool closing;			/* the session is removing the file */
-	atomic_t busy;			/* opened (one opener at a time) */
+	bool closing;			/* the file is being removed */
+	atomic_t busy;			/* open (one opener at a time) */
 	struct mutex lock;		/* one read or write at a time */
 	wait_queue_head_t wq;		/* openers waiting for busy */
 };
