@@ -16,24 +16,32 @@
 
 static struct proc_dir_entry *_stp_procfs_mod;
 
+/* Whether an opener may stop waiting: it took the file, or the file
+ * is being removed (the caller looks again; a file taken then stays
+ * taken, and nobody opens it any more).
+ */
+static bool _stp_procfs_take(struct stp_procfs_file *f)
+{
+	return READ_ONCE(f->closing) || !atomic_cmpxchg(&f->busy, 0, 1);
+}
+
 static int _stp_procfs_open(struct inode *inode, struct file *file)
 {
 	struct stp_procfs_file *f = pde_data(inode);
 	int rc;
 
 	if (file->f_flags & O_NONBLOCK) {
+		if (READ_ONCE(f->closing))
+			return -ENOENT;
 		if (atomic_cmpxchg(&f->busy, 0, 1))
 			return -EAGAIN;
 	} else {
-		rc = wait_event_interruptible(f->wq, READ_ONCE(f->closing) ||
-					      !atomic_cmpxchg(&f->busy, 0, 1));
+		rc = wait_event_interruptible(f->wq, _stp_procfs_take(f));
 		if (rc)
 			return rc;
-	}
-	/* closing: _stp_procfs_stop waits for this open to return */
-	if (READ_ONCE(f->closing)) {
-		atomic_set(&f->busy, 0);
-		return -ENOENT;
+		/* _stp_procfs_stop waits for this open to return */
+		if (READ_ONCE(f->closing))
+			return -ENOENT;
 	}
 	mutex_lock(&f->lock);
 	f->filled = false;
