@@ -12,7 +12,8 @@
  *
  * A .process event is bound to the target process at START (with -c
  * it has not run an instruction yet).  A sampling one is inherited by
- * the threads and processes the target creates; a counter is not, so
+ * the threads and processes the target creates, and with a PATH runs
+ * the handler only in those that run the program; a counter is not, so
  * that @perf reads one task's count without the perf core's sleeping
  * read: in the counted task itself, with interrupts off, as the
  * kernel's own local read does.
@@ -27,12 +28,32 @@
 static struct stp_perf *_stp_perf_table;
 static int _stp_perf_n;
 
+/* Whether current runs the program of inode (any context: the mm's
+ * executable is read under RCU).
+ */
+static bool _stp_perf_runs(struct inode *inode)
+{
+	struct mm_struct *mm = current->mm;
+	struct file *exe;
+	bool same;
+
+	if (!mm)
+		return false;
+	rcu_read_lock();
+	exe = rcu_dereference(mm->exe_file);
+	same = exe && file_inode(exe) == inode;
+	rcu_read_unlock();
+	return same;
+}
+
 static void _stp_perf_overflow(struct perf_event *event,
 			       struct perf_sample_data *data,
 			       struct pt_regs *regs)
 {
 	const struct stp_perf *p = event->overflow_handler_context;
 
+	if (p->inode && !_stp_perf_runs(p->inode))
+		return;
 	_stp_probe_run(p->probe, regs, STAP_SESSION_RUNNING);
 }
 
@@ -68,6 +89,9 @@ static void _stp_perf_release(struct stp_perf *p)
 	if (p->target)
 		put_task_struct(p->target);
 	p->target = NULL;
+	if (p->inode)
+		iput(p->inode);
+	p->inode = NULL;
 }
 
 static void _stp_perf_attr(const struct stp_perf *p,
@@ -138,6 +162,8 @@ static int _stp_perf_create_task(struct stp_perf *p,
 	int rc;
 
 	rc = _stp_perf_find_target(p);
+	if (!rc && p->path && !p->counter)
+		rc = _stp_program_inode(p->path, p->probe, &p->inode);
 	if (rc)
 		return rc;
 	e = perf_event_create_kernel_counter(attr, -1, p->target,

@@ -22,10 +22,14 @@ struct stp_perf {
 	bool freq;
 	bool task;			/* of the target process, not CPUs */
 	bool counter;			/* .counter(NAME): counts only */
+	const char *path;		/* .process("PATH"): a sampling
+					 * event's handler runs only in the
+					 * tasks running it; or NULL */
 	const struct stp_probe *probe;
 	/* runtime-private, left zero by the translator */
 	struct perf_event **events;	/* one per possible CPU, or NULL */
 	struct task_struct *target;	/* a task event's task */
+	struct inode *inode;		/* path's */
 };
 
 /* Create and enable the events of the table on the online CPUs

@@ -2,9 +2,9 @@
  * event on every CPU, the handler run at each overflow (every N events,
  * 1000000 by default, or N times a second), through the kernel's
  * perf_event_create_kernel_counter (runtime/stp_perf.c).  With
- * .process[("PATH")] the event is the target process's (-c/-x; PATH,
- * which must exist, is taken to be its program), and with
- * .counter("NAME") it only counts, for @perf("NAME").  The tapset
+ * .process[("PATH")] the event is the target process's (-c/-x), and
+ * of what it creates, the handler run only in the tasks running PATH;
+ * with .counter("NAME") it only counts, for @perf("NAME").  The tapset
  * names the usual events (perf.hw.*, perf.sw.*, perf.hw_cache.*).  No
  * target variables.
  */
@@ -25,8 +25,7 @@ struct perf_info {
 	int64_t period;			/* or the frequency, when freq */
 	bool freq;
 	bool task;			/* .process: the target's */
-	const char *path;		/* .process("PATH"), resolved: the
-					 * target's program, not checked */
+	const char *path;		/* .process("PATH"), resolved */
 	const char *counter;		/* .counter("NAME") */
 };
 
@@ -163,12 +162,16 @@ static void perf_emit_group(struct emitter *em, struct vec *dps)
 
 		sb_printf(d, "\t{ .type = %" PRId64 "U, .config = %#" PRIx64
 			  "ULL, .period = %" PRId64 "ULL, .freq = %s,\n"
-			  "\t  .task = %s, .counter = %s, .probe = %s },\n",
+			  "\t  .task = %s, .counter = %s, .path = ",
 			  pi->type, (uint64_t)pi->config, pi->period,
 			  pi->freq ? "true" : "false",
 			  pi->task ? "true" : "false",
-			  pi->counter ? "true" : "false",
-			  emit_probe_ref(em, dp));
+			  pi->counter ? "true" : "false");
+		if (pi->path)
+			sb_c_string(d, pi->path);
+		else
+			sb_puts(d, "NULL");
+		sb_printf(d, ", .probe = %s },\n", emit_probe_ref(em, dp));
 	}
 	sb_puts(d, "};\n\n");
 	sb_printf(emit_out(em, EMIT_START),
