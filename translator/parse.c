@@ -1162,9 +1162,15 @@ static struct stmt *parse_stmt(struct parser *p)
 /* ------------------------------------------------------------------ */
 /* Probe points                                                       */
 
-/* A probe point under construction: components so far. */
-struct pp_build {
-	struct vec comps;
+/* One expansion of a probe point under construction: its components
+ * so far, and the '?', '!' and 'if' that an alternative inside braces
+ * may carry (kernel.{trace("a")!, trace("b")}).
+ */
+struct pp_alt {
+	struct vec comps;		/* struct pp_comp * */
+	bool optional, sufficient;
+	struct expr *cond;
+	const struct token *mark;	/* the '?', '!' or 'if' */
 };
 
 static struct expr *parse_pp_arg(struct parser *p)
@@ -1211,7 +1217,10 @@ static const char *parse_functor(struct parser *p)
 
 static struct vec *pp_alternatives(struct parser *p);
 
-/* Cartesian product: each prefix in *cur extended by each suffix. */
+/* Cartesian product: each prefix in *cur extended by each suffix.  A
+ * prefix may not end in '?', '!' or 'if': they only follow the last
+ * component.
+ */
 static struct vec *pp_product(struct parser *p, struct vec *cur,
 			      struct vec *suffixes)
 {
@@ -1219,16 +1228,23 @@ static struct vec *pp_product(struct parser *p, struct vec *cur,
 	int i, j, k;
 
 	for (i = 0; i < cur->n; i++) {
-		struct vec *pre = cur->items[i];
+		struct pp_alt *pre = cur->items[i];
 
+		if (pre->mark)
+			fail(p, pre->mark, "'%s' may only follow the last "
+			     "component of a probe point", pre->mark->text);
 		for (j = 0; j < suffixes->n; j++) {
-			struct vec *suf = suffixes->items[j];
-			struct vec *n = arena_alloc(p->a, sizeof(*n));
+			struct pp_alt *suf = suffixes->items[j];
+			struct pp_alt *n = arena_alloc(p->a, sizeof(*n));
 
-			for (k = 0; k < pre->n; k++)
-				vec_push(p->a, n, pre->items[k]);
-			for (k = 0; k < suf->n; k++)
-				vec_push(p->a, n, suf->items[k]);
+			for (k = 0; k < pre->comps.n; k++)
+				vec_push(p->a, &n->comps, pre->comps.items[k]);
+			for (k = 0; k < suf->comps.n; k++)
+				vec_push(p->a, &n->comps, suf->comps.items[k]);
+			n->optional = suf->optional;
+			n->sufficient = suf->sufficient;
+			n->cond = suf->cond;
+			n->mark = suf->mark;
 			vec_push(p->a, out, n);
 		}
 	}
@@ -1238,14 +1254,14 @@ static struct vec *pp_product(struct parser *p, struct vec *cur,
 }
 
 /* pp-seq: segment { '.' segment }
- * segment: functor [ '(' literal ')' ] | '{' pp-seq { ',' pp-seq } '}'
- * Returns the list of expansions, each a vec of struct pp_comp *.
+ * segment: functor [ '(' literal ')' ] | '{' alternatives
+ * Returns the list of expansions, each a struct pp_alt *.
  */
 static struct vec *pp_sequence(struct parser *p)
 {
 	struct vec *cur = arena_alloc(p->a, sizeof(*cur));
 
-	vec_push(p->a, cur, arena_alloc(p->a, sizeof(struct vec)));
+	vec_push(p->a, cur, arena_alloc(p->a, sizeof(struct pp_alt)));
 	enter(p);
 	do {
 		if (is(peek(p), "{")) {
@@ -1254,7 +1270,7 @@ static struct vec *pp_sequence(struct parser *p)
 		} else {
 			struct pp_comp *c = arena_alloc(p->a, sizeof(*c));
 			struct vec *one = arena_alloc(p->a, sizeof(*one));
-			struct vec *seg = arena_alloc(p->a, sizeof(*seg));
+			struct pp_alt *seg = arena_alloc(p->a, sizeof(*seg));
 
 			c->loc = peek(p)->loc;
 			c->functor = parse_functor(p);
@@ -1263,7 +1279,7 @@ static struct vec *pp_sequence(struct parser *p)
 				c->arg = parse_pp_arg(p);
 				expect(p, ")");
 			}
-			vec_push(p->a, seg, c);
+			vec_push(p->a, &seg->comps, c);
 			vec_push(p->a, one, seg);
 			cur = pp_product(p, cur, one);
 		}
@@ -1272,7 +1288,45 @@ static struct vec *pp_sequence(struct parser *p)
 	return cur;
 }
 
-/* alternatives: pp-seq { ',' pp-seq } '}' */
+/* pp-tail: [ '?' | '!' ] [ 'if' '(' expr ')' ], applied to every
+ * expansion in alts; each may carry only one of each.
+ */
+static void pp_tail(struct parser *p, struct vec *alts)
+{
+	const struct token *t = peek(p);
+	struct expr *cond;
+	int i;
+
+	if (is(t, "?") || is(t, "!")) {
+		next(p);
+		for (i = 0; i < alts->n; i++) {
+			struct pp_alt *a = alts->items[i];
+
+			if (a->optional)
+				fail(p, t, "'?' or '!' given twice for one "
+				     "probe point");
+			a->optional = true;
+			a->sufficient = is(t, "!");
+			a->mark = t;
+		}
+	}
+	t = peek(p);
+	if (!is(t, "if"))
+		return;
+	next(p);
+	cond = parse_paren_expr(p);
+	for (i = 0; i < alts->n; i++) {
+		struct pp_alt *a = alts->items[i];
+
+		if (a->cond)
+			fail(p, t, "a second 'if' condition for one probe "
+			     "point");
+		a->cond = cond;
+		a->mark = t;
+	}
+}
+
+/* alternatives: pp-seq pp-tail { ',' pp-seq pp-tail } '}' */
 static struct vec *pp_alternatives(struct parser *p)
 {
 	struct vec *all = arena_alloc(p->a, sizeof(*all));
@@ -1281,6 +1335,7 @@ static struct vec *pp_alternatives(struct parser *p)
 	do {
 		struct vec *alts = pp_sequence(p);
 
+		pp_tail(p, alts);
 		for (i = 0; i < alts->n; i++)
 			vec_push(p->a, all, alts->items[i]);
 	} while (accept(p, ","));
@@ -1288,34 +1343,24 @@ static struct vec *pp_alternatives(struct parser *p)
 	return all;
 }
 
-/* probe-point: pp-seq [ '?' | '!' ] [ 'if' '(' expr ')' ]
+/* probe-point: pp-seq pp-tail
  * Appends one struct probe_point per brace expansion.
  */
 static void parse_probe_point(struct parser *p, struct vec *out)
 {
 	const struct token *start = peek(p);
 	struct vec *alts = pp_sequence(p);
-	bool optional = false, sufficient = false;
-	struct expr *cond = NULL;
 	int i;
 
-	if (accept(p, "?")) {
-		optional = true;
-	} else if (accept(p, "!")) {
-		optional = true;
-		sufficient = true;
-	}
-	if (is(peek(p), "if")) {
-		next(p);
-		cond = parse_paren_expr(p);
-	}
+	pp_tail(p, alts);
 	for (i = 0; i < alts->n; i++) {
+		struct pp_alt *a = alts->items[i];
 		struct probe_point *pp = arena_alloc(p->a, sizeof(*pp));
 
-		pp->comps = *(struct vec *)alts->items[i];
-		pp->optional = optional;
-		pp->sufficient = sufficient;
-		pp->cond = cond;
+		pp->comps = a->comps;
+		pp->optional = a->optional;
+		pp->sufficient = a->sufficient;
+		pp->cond = a->cond;
 		pp->loc = start->loc;
 		vec_push(p->a, out, pp);
 	}
