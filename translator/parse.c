@@ -605,7 +605,10 @@ static struct expr *parse_postfix(struct parser *p)
 	return e;
 }
 
-/* crement: ('++' | '--') unary | postfix */
+/* crement: ('++' | '--') primary | postfix
+ * The operand of a prefix '++' takes no postfix operator, so that
+ * "-- a" and "++ a" on two lines are two statements, as in SystemTap.
+ */
 static struct expr *parse_crement(struct parser *p)
 {
 	const struct token *t = peek(p);
@@ -614,7 +617,7 @@ static struct expr *parse_crement(struct parser *p)
 		struct expr *u = new_expr(p, EX_INCDEC, next(p));
 
 		u->op = t->text;
-		u->a = parse_crement(p);
+		u->a = parse_primary(p);
 		need_lvalue(p, t, u->a);
 		return u;
 	}
