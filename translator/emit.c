@@ -147,8 +147,12 @@ static const char *where(struct emitter *em, const struct expr *e)
 	case EX_CALL:
 	case EX_PRINT:
 	case EX_INDEX:
-	case EX_TARGET:
 		kind = "identifier";
+		break;
+	case EX_TARGET:
+		/* an autocast is named by its '->', '[' or '&' */
+		if (e->tbase != TB_AUTOCAST)
+			kind = "identifier";
 		break;
 	case EX_NUM:
 		kind = "number";
@@ -968,6 +972,11 @@ static void gen_tbase(struct emitter *em, struct strbuf *o,
 		break;
 	case TRB_TARG:
 		sb_printf(o, "%s = c->targs[%d]; ", v, r->argno);
+		break;
+	case TRB_VALUE:
+		sb_printf(o, "%s = (u64)(", v);
+		gen_expr(em, o, e->a);
+		sb_puts(o, "); ");
 		break;
 	default:
 		break;

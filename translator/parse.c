@@ -241,7 +241,8 @@ static void parse_target_comps(struct parser *p, struct expr *e)
 				e->pretty = pretty;
 				return;
 			}
-		} else if (is(t, "[") && t->adjacent) {
+		} else if (is(t, "[") &&
+			   (t->adjacent || e->tbase == TB_AUTOCAST)) {
 			struct tcomp *c = arena_alloc(p->a, sizeof(*c));
 
 			next(p);
@@ -250,7 +251,8 @@ static void parse_target_comps(struct parser *p, struct expr *e)
 			c->index = parse_expr(p);
 			expect(p, "]");
 			vec_push(p->a, &e->comps, c);
-		} else if (t->kind == TK_IDENT && t->adjacent &&
+		} else if (t->kind == TK_IDENT &&
+			   (t->adjacent || e->tbase == TB_AUTOCAST) &&
 			   (t->text == intern("$") ||
 			    t->text == intern("$$"))) {
 			next(p);
@@ -522,17 +524,10 @@ static struct expr *parse_target(struct parser *p)
 	return e;
 }
 
-static bool starts_target(const struct token *t)
-{
-	return t->kind == TK_IDENT &&
-	       (t->text[0] == '$' || t->text == intern("@cast") ||
-		t->text == intern("@var"));
-}
-
-/* primary: number | string | '(' expr ')' | embedded | target
- *        | '&' target | at-operator | ident-expr
+/* value: number | string | '(' expr ')' | embedded | target
+ *      | at-operator | ident-expr
  */
-static struct expr *parse_primary(struct parser *p)
+static struct expr *parse_value(struct parser *p)
 {
 	const struct token *t = peek(p);
 	struct expr *e;
@@ -569,15 +564,7 @@ static struct expr *parse_primary(struct parser *p)
 			next(p);
 			e = parse_expr(p);
 			expect(p, ")");
-			return e;
-		}
-		if (is(t, "&") && starts_target(peek2(p))) {
-			next(p);
-			e = parse_primary(p);
-			e->addressof = true;
-			if (e->pretty)
-				fail(p, t, "cannot take the address of a "
-				     "pretty-printed value");
+			e->parenthesized = true;
 			return e;
 		}
 		break;
@@ -585,6 +572,53 @@ static struct expr *parse_primary(struct parser *p)
 		break;
 	}
 	fail(p, t, "expected an expression, found %s", tok_desc(p, t));
+}
+
+/* Whether a member, an index or a pretty-printing '$' follows. */
+static bool starts_target_comps(struct parser *p)
+{
+	const struct token *t = peek(p);
+
+	return is(t, "->") || is(t, "[") ||
+	       (t->kind == TK_IDENT &&
+		(t->text == intern("$") || t->text == intern("$$")));
+}
+
+/* primary: [ '&' ] value [ tcomps ]
+ * A '&' or member steps after a value that is not a $target make an
+ * autocast: the value is a pointer whose type pass 2 finds from where
+ * it came from (p = $file; p->f_path), as SystemTap does.
+ */
+static struct expr *parse_primary(struct parser *p)
+{
+	const struct token *amp = NULL;
+	struct expr *e;
+
+	if (is(peek(p), "&"))
+		amp = next(p);
+	e = parse_value(p);
+	if (e->kind != EX_TARGET ? amp || starts_target_comps(p) :
+	    e->parenthesized && starts_target_comps(p)) {
+		struct expr *c = new_expr(p, EX_TARGET, amp ? amp : peek(p));
+
+		c->tbase = TB_AUTOCAST;
+		c->a = e;
+		parse_target_comps(p, c);
+		e = c;
+	}
+	if (e->kind == EX_TARGET && e->pretty &&
+	    (is(peek(p), "->") || is(peek(p), "[")))
+		fail(p, peek(p), "'->' and '[' cannot follow a "
+		     "pretty-printed value");
+	if (amp) {
+		if (e->addressof)
+			fail(p, amp, "cannot take an address twice");
+		if (e->pretty)
+			fail(p, amp, "cannot take the address of a "
+			     "pretty-printed value");
+		e->addressof = true;
+	}
+	return e;
 }
 
 /* postfix: primary [ '++' | '--' ] */

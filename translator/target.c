@@ -940,3 +940,28 @@ int target_resolve_cast(struct prov_ctx *c, struct expr *e)
 	r->type = t;
 	return target_bind(c, e, r);
 }
+
+/* ------------------------------------------------------------ autocast */
+
+const struct ktype *target_pointer_to(struct arena *a, const struct ktype *t)
+{
+	struct ktype *p = arena_alloc(a, sizeof(*p));
+
+	p->kind = KT_PTR;
+	p->name = arena_printf(a, "%s*", ktype_name(t));
+	p->size = 8;
+	p->target = t;
+	p->src = t->src;
+	return p;
+}
+
+int target_resolve_autocast(struct prov_ctx *c, struct expr *e,
+			    const struct ktype *ptr, bool user)
+{
+	struct tref *r = arena_alloc(c->s->arena, sizeof(*r));
+
+	r->base = TRB_VALUE;
+	r->type = ptr;
+	r->user = user;
+	return target_bind(c, e, r);
+}
