@@ -913,6 +913,28 @@ static int cast_type_in(struct prov_ctx *c, struct expr *e, const char *name,
 	return -ENOENT;
 }
 
+/* A bare name ("task_struct") is tried as a structure, a union, then a
+ * typedef or base type, as SystemTap does; "struct x", "union x" and
+ * "enum x" only as written.
+ */
+static int cast_type_by_name(struct prov_ctx *c, struct expr *e,
+			     const char *name, const struct ktype **t,
+			     const char **where)
+{
+	static const char *const tags[] = { "struct ", "union ", "" };
+	size_t i;
+	int rc = -ENOENT;
+
+	if (!strncmp(name, "struct ", 7) || !strncmp(name, "union ", 6) ||
+	    !strncmp(name, "enum ", 5))
+		return cast_type_in(c, e, name, t, where);
+	for (i = 0; i < ARRAY_SIZE(tags) && rc == -ENOENT; i++)
+		rc = cast_type_in(c, e, arena_printf(c->s->arena, "%s%s",
+						     tags[i], name),
+				  t, where);
+	return rc;
+}
+
 int target_resolve_cast(struct prov_ctx *c, struct expr *e)
 {
 	const struct ktype *t;
@@ -929,7 +951,7 @@ int target_resolve_cast(struct prov_ctx *c, struct expr *e)
 			   "the type it points to", name);
 		return -1;
 	}
-	rc = cast_type_in(c, e, name, &t, &where);
+	rc = cast_type_by_name(c, e, name, &t, &where);
 	if (rc == -ENOENT)
 		prov_error(c, e->loc, "type '%s' not found in %s", name,
 			   where ? where : "the kernel's types");
