@@ -468,12 +468,15 @@ static void define_macro(struct lexer *lx, const struct token *def)
 	m->name = intern(arena_printf(s->arena, "@%s", t->text));
 	m->loc = def->loc;
 	m->file = lx->src;
-	if (is_at_operator(m->name)) {
-		diag_error(s, t->loc, "macro name '%s' is reserved",
-			   t->text);
+	if (m->name == intern("@define")) {
+		diag_error(s, t->loc, "'@define' cannot be redefined");
 		skip_macro_body(lx);
 		return;
 	}
+	/* as in SystemTap: allowed, and the macro wins where it is seen */
+	if (is_at_operator(m->name))
+		diag_warn(s, t->loc, "macro '%s' hides the built-in operator "
+			  "of that name", m->name);
 	for (i = 0; i < lx->macros.n; i++)
 		if (((struct macro *)lx->macros.items[i])->name == m->name) {
 			diag_error(s, t->loc, "attempt to redefine macro "
@@ -1061,13 +1064,14 @@ static const struct token *expanded_next_1(struct lexer *lx)
 			define_macro(lx, t);
 			continue;
 		}
-		if (t->text[0] == '@' && !is_at_operator(t->text)) {
+		if (t->text[0] == '@') {
 			m = find_macro(lx, t->text);
 			if (m) {
 				expand_macro(lx, m, t, depth);
 				continue;
 			}
-			if (t->text[1] && !isdigit((unsigned char)t->text[1])) {
+			if (t->text[1] && !isdigit((unsigned char)t->text[1]) &&
+			    !is_at_operator(t->text)) {
 				struct token *z = arena_alloc(lx->s->arena,
 							      sizeof(*z));
 
