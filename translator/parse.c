@@ -1708,6 +1708,23 @@ struct stapfile *parse_file(struct session *s, struct srcfile *src,
 	return f;
 }
 
+static bool raw_is_eof(const struct token *t, void *arg)
+{
+	*(bool *)arg = t->kind != TK_EOF;
+	return false;
+}
+
+void parse_check_user_file(struct session *s, const struct stapfile *f)
+{
+	bool tokens = false;
+
+	if (f->order.n)
+		return;
+	lex_raw_scan(s, f->src, raw_is_eof, &tokens);
+	diag_error_noloc(s, "script '%s' is empty%s", f->src->name,
+			 tokens ? " after preprocessing" : "");
+}
+
 /* ------------------------------------------------------------------ */
 /* Library macro files                                                */
 
