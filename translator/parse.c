@@ -1478,6 +1478,27 @@ static struct expr *parse_global_init(struct parser *p)
 	     "%s", tok_desc(p, t));
 }
 
+/* A global declared twice in one file is an error of pass 1, as in
+ * SystemTap; pass 2 checks the user's files against each other.
+ */
+static bool declared_global(struct parser *p, const struct vardecl *v)
+{
+	int i;
+
+	for (i = 0; i < p->file->globals.n; i++) {
+		const struct vardecl *w = p->file->globals.items[i];
+
+		if (w->name != v->name)
+			continue;
+		diag_error(p->s, v->loc, "global '%s' is already declared",
+			   v->name);
+		diag_note(p->s, w->loc, "previous declaration of '%s'",
+			  w->name);
+		return true;
+	}
+	return false;
+}
+
 /* global: 'global' gdecl { ',' gdecl } [';']
  * gdecl: ident [ '%' ] [ '[' number ']' ] [ '%' ] [ '=' literal ]
  */
@@ -1520,6 +1541,8 @@ static void parse_global(struct parser *p, bool is_private)
 				     "initialised");
 			v->init = parse_global_init(p);
 		}
+		if (declared_global(p, v))
+			continue;
 		vec_push(p->a, &p->file->globals, v);
 		add_item(p, ITEM_GLOBAL, v);
 	} while (accept(p, ","));
