@@ -470,8 +470,10 @@ static struct expr *parse_print(struct parser *p, const struct token *id)
 		parse_arg_list(p, &e->args);
 	else
 		next(p);
-	if (is_delim && e->args.n < 1)
-		fail(p, open, "%s needs a delimiter and at least one value", n);
+	/* two values at least, so that the delimiter is used */
+	if (is_delim && e->args.n < 2)
+		fail(p, open, "%s needs a delimiter and at least two values",
+		     n);
 	if (!is_delim && (n == intern("print") || n == intern("sprint")) &&
 	    e->args.n < 1)
 		fail(p, open, "%s needs at least one argument", n);
