@@ -926,8 +926,18 @@ static bool eval_triple(struct lexer *lx)
 		if (name == intern("guru_mode")) {
 			if (!expect_kind(lx, rhs, TK_NUMBER, "0 or 1"))
 				return false;
-			return cmp_result((s->opt.guru ? 1 : 0) -
-					  (rhs->num != 0), op->text);
+			if (!tok_is(op, "==") && !tok_is(op, "!=")) {
+				diag_error(s, op->loc, "guru_mode can only be "
+					   "compared with '==' or '!='");
+				return false;
+			}
+			if (rhs->num != 0 && rhs->num != 1) {
+				diag_error(s, rhs->loc, "guru_mode is 0 or 1, "
+					   "found %s", rhs->text);
+				return false;
+			}
+			return cmp_result((s->opt.guru ? 1 : 0) - rhs->num,
+					  op->text);
 		}
 		if (strncmp(name, "CONFIG_", 7) == 0)
 			return config_test(lx, lhs, op, rhs);
