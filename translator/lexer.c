@@ -988,6 +988,12 @@ static bool eval_condition(struct lexer *lx, const struct token *open)
 	}
 }
 
+static void second_then(struct lexer *lx, const struct token *t)
+{
+	diag_error(lx->s, t->loc, "a second '%%?' in one preprocessor "
+		   "conditional");
+}
+
 /* Skip a branch; returns the token that ended it: '%:' or '%)' at the
  * same level, or EOF.
  */
@@ -1009,6 +1015,8 @@ static const struct token *skip_branch(struct lexer *lx, bool stop_at_else)
 			if (stop_at_else)
 				return t;
 			diag_error(lx->s, t->loc, "expected '%%)', found '%%:'");
+		} else if (tok_is(t, "%?") && level == 0) {
+			second_then(lx, t);
 		}
 	}
 }
@@ -1148,8 +1156,11 @@ static const struct token *pp_next(struct lexer *lx)
 			continue;
 		}
 		if (tok_is(t, "%?")) {
-			diag_error(lx->s, t->loc, "'%%?' outside a "
-				   "preprocessor condition");
+			if (lx->conds)
+				second_then(lx, t);
+			else
+				diag_error(lx->s, t->loc, "'%%?' outside a "
+					   "preprocessor condition");
 			continue;
 		}
 		return t;
