@@ -682,6 +682,72 @@ static void resolve_defined(struct scope *sc, struct expr *e)
 	e->is_literal_fold = true;
 }
 
+static void set_folded(struct expr *e, int v)
+{
+	e->kind = EX_NUM;
+	e->num = v;
+	e->a = e->b = NULL;
+	e->is_literal_fold = true;
+}
+
+/* The value of a number literal, when e is one: *fold says whether it
+ * came from @defined (or a condition folded from one).
+ */
+static bool num_value(const struct expr *e, int64_t *v, bool *fold)
+{
+	if (!e || e->kind != EX_NUM)
+		return false;
+	*v = e->num;
+	*fold = *fold || e->is_literal_fold;
+	return true;
+}
+
+/* &&, || and comparisons over what @defined() folded are constants too,
+ * as SystemTap folds them: "@defined($x) && $x > 0" is 0 without $x
+ * being resolved where it does not exist, and so is the branch of an
+ * if or ?: it rules out.
+ */
+static void resolve_folding(struct scope *sc, struct expr *e)
+{
+	int64_t a, b;
+	bool fold = false;
+	int k;
+
+	resolve_expr(sc, e->a);
+	if (e->kind == EX_LOGICAL) {
+		bool is_and = e->op == sc->el->op_and;
+
+		k = folded_cond(e->a);
+		if (k == (is_and ? 0 : 1)) {
+			set_folded(e, k);
+			return;
+		}
+		resolve_expr(sc, e->b);
+		if (k >= 0 && folded_cond(e->b) >= 0)
+			set_folded(e, folded_cond(e->b));
+		return;
+	}
+	resolve_expr(sc, e->b);
+	if (!num_value(e->a, &a, &fold) || !num_value(e->b, &b, &fold) ||
+	    !fold)
+		return;
+	switch (e->op[0]) {
+	case '<':
+		k = e->op[1] ? a <= b : a < b;
+		break;
+	case '>':
+		k = e->op[1] ? a >= b : a > b;
+		break;
+	case '=':
+		k = a == b;
+		break;
+	default:
+		k = a != b;
+		break;
+	}
+	set_folded(e, k);
+}
+
 static bool cond_forbids(struct scope *sc, struct expr *e, const char *what)
 {
 	if (!sc->in_cond)
@@ -726,6 +792,10 @@ static void resolve_expr(struct scope *sc, struct expr *e)
 		return;
 	case EX_ENTRY:
 		resolve_entry(sc, e);
+		return;
+	case EX_LOGICAL:
+	case EX_COMPARE:
+		resolve_folding(sc, e);
 		return;
 	case EX_INDEX:
 	case EX_IN:
