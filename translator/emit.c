@@ -1871,7 +1871,15 @@ static void gen_return(struct emitter *em, const struct stmt *st)
 	struct strbuf o;
 
 	em->b->uses_out = true;
-	if (st->expr) {
+	if (st->expr && st->expr->type == TY_UNKNOWN) {
+		/* return f() of a function that returns nothing */
+		sb_init(&o);
+		sb_puts(&o, "(void)(");
+		gen_expr(em, &o, st->expr);
+		sb_puts(&o, ");");
+		line(em, "%s", o.buf);
+		sb_free(&o);
+	} else if (st->expr) {
 		sb_init(&o);
 		if (st->expr->type == TY_STRING) {
 			sb_puts(&o, "_stp_strcpy(l->__retvalue, ");
@@ -2237,6 +2245,11 @@ static void gen_function(struct emitter *em, struct func *f)
 			     p->name);
 		}
 		line(em, "#define STAP_RETVALUE (l->__retvalue)");
+		/* 0 or "" from code that sets no value (cond && exit()) */
+		if (f->type == TY_STRING)
+			line(em, "l->__retvalue[0] = '\\0';");
+		else if (f->type == TY_LONG)
+			line(em, "l->__retvalue = 0;");
 		if (f->unmangled)
 			line(em, "#define THIS l");
 		elab_pragma_globals(em->s, f->code, "read", global_macros, em);
