@@ -388,9 +388,9 @@ static void gen_divmod(struct emitter *em, struct strbuf *o,
 }
 
 /* a OP b for the arithmetic and bitwise operators; near is where a
- * division by zero is reported.  A shift count is clamped to 0..64 as
- * the established tool does, and a count of 64 then shifts by nothing
- * (x86 takes the count modulo 64).
+ * division by zero is reported.  A shift count is taken modulo 64, as
+ * x86 does and the established tool's generated code does (3 << 65 is
+ * 6, 1 << -1 is 1 << 63), which also keeps the C shift defined.
  */
 static void gen_binary_op(struct emitter *em, struct strbuf *o,
 			  const struct expr *e, const struct expr *near)
@@ -403,7 +403,7 @@ static void gen_binary_op(struct emitter *em, struct strbuf *o,
 	}
 	if (!strcmp(op, "<<") || !strcmp(op, ">>")) {
 		gen_pair(em, o, "int64_t", e->a, e->b);
-		sb_puts(o, "__y = __y < 0 || __y >= 64 ? 0 : __y; ");
+		sb_puts(o, "__y &= 63; ");
 		if (*op == '<')
 			sb_puts(o, "(int64_t)((uint64_t)__x << __y); })");
 		else
