@@ -348,6 +348,10 @@ static int stp_fmt_clamp(int64_t v)
  * Leaves *fmt on the conversion character.  A negative '*' width or
  * precision, or a '.' alone, means 0: script formats clamp what they
  * are given, as the established tool's compiled formats do.
+ * '0' is a flag only right after the '%': after another flag it starts
+ * the width, as the established tool reads one flag and then a width
+ * ("%#010x" of 255 is "      0xff", "%-05d" of 42 is "42   ").  Further
+ * flags ("%#-10x") have their C meaning.
  */
 static void stp_fmt_spec(const char **fmt, struct stp_spec *sp, va_list *ap)
 {
@@ -363,7 +367,7 @@ static void stp_fmt_spec(const char **fmt, struct stp_spec *sp, va_list *ap)
 			sp->flags |= STP_F_SPACE;
 		else if (*f == '#')
 			sp->flags |= STP_F_ALT;
-		else if (*f == '0')
+		else if (*f == '0' && f == *fmt)
 			sp->flags |= STP_F_ZERO;
 		else
 			break;

@@ -37,6 +37,12 @@ struct vardecl {
 	bool written;			/* assigned somewhere */
 	bool read;			/* read somewhere */
 	bool from_tapset;
+	/* pass 2, locals: the target type of the pointers assigned to it,
+	 * for p->member (NULL if none is typed or they disagree)
+	 */
+	const struct ktype *ktype;
+	bool ktype_user;		/* a pointer into user space */
+	bool ktype_mixed;		/* assigned pointers of two types */
 	int index;			/* position in its table, for codegen */
 	void *priv;			/* per-pass scratch */
 };
@@ -73,6 +79,8 @@ enum target_base {
 	TB_VAR,		/* $name, $$vars, $$parms, $$locals, $$return */
 	TB_CAST,	/* @cast(operand, "type"[, "module"]) */
 	TB_ATVAR,	/* @var("name[@cu]"[, "module"]) */
+	TB_AUTOCAST,	/* operand->member on a script value (e->a) that
+			 * holds a typed pointer: p = $file; p->f_path */
 };
 
 enum tcomp_kind {
@@ -102,6 +110,7 @@ enum hist_kind {
 };
 
 struct tref;
+struct ktype;
 
 struct expr {
 	enum expr_kind kind;
@@ -131,6 +140,7 @@ struct expr {
 	bool addressof;			/* &$x... */
 	int pretty;			/* 0, 1 ($x$) or 2 ($x$$) */
 	bool embedded_string;		/* EX_EMBEDDED with string marker */
+	bool parenthesized;		/* written in '(' ')' */
 	/* pass 2 */
 	struct tref *tref;		/* EX_TARGET: how to read it (target.h) */
 	struct vardecl *var;		/* EX_SYM, and EX_INDEX/EX_IN base */

@@ -484,6 +484,105 @@ static void target_rerror(struct scope *sc, struct prov_ctx *ctx,
 		rerror(sc->el, loc, "%s", msg);
 }
 
+static bool same_ktype(const struct ktype *a, const struct ktype *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->kind != b->kind || a->src != b->src)
+		return false;
+	if (a->kind == KT_PTR)
+		return same_ktype(a->target, b->target);
+	return a->handle == b->handle && !strcmp(ktype_name(a),
+						 ktype_name(b));
+}
+
+/* The pointer type of the value e computes, when it comes from a typed
+ * $target or @cast (directly, or through a local assigned one, an
+ * assignment or a ?: of two of the same type); NULL otherwise.
+ */
+static const struct ktype *value_ktype(struct scope *sc,
+				       const struct expr *e, bool *user)
+{
+	const struct tref *r;
+	const struct ktype *t, *u;
+
+	if (!e)
+		return NULL;
+	switch (e->kind) {
+	case EX_TARGET:
+		r = e->tref;
+		if (!r || !r->final || e->pretty || r->base == TRB_LIST ||
+		    r->base == TRB_STRING)
+			return NULL;
+		*user = r->user;
+		if (e->addressof)
+			return r->in_mem ? target_pointer_to(sc->el->s->arena,
+							     r->final) : NULL;
+		if (r->final->kind == KT_ARRAY && r->in_mem &&
+		    r->final->target)
+			return target_pointer_to(sc->el->s->arena,
+						 r->final->target);
+		return r->final->kind == KT_PTR ? r->final : NULL;
+	case EX_SYM:
+		if (!e->var || e->var->is_global || e->var->ktype_mixed)
+			return NULL;
+		*user = e->var->ktype_user;
+		return e->var->ktype;
+	case EX_ASSIGN:
+		return e->op == intern("=") ? value_ktype(sc, e->b, user) :
+		       NULL;
+	case EX_ENTRY:
+		return value_ktype(sc, e->a, user);
+	case EX_TERNARY:
+		t = value_ktype(sc, e->b, user);
+		u = value_ktype(sc, e->c, user);
+		return same_ktype(t, u) ? t : NULL;
+	default:
+		return NULL;
+	}
+}
+
+/* local = value: the local keeps the value's pointer type for the
+ * autocasts that follow (p = $file; p->f_path); pointers of two types
+ * leave it untyped.
+ */
+static void note_local_type(struct scope *sc, struct expr *e)
+{
+	struct vardecl *v = e->a->var;
+	const struct ktype *t;
+	bool user = false;
+
+	if (e->op != intern("=") || e->a->kind != EX_SYM || !v ||
+	    v->is_global || v->ktype_mixed)
+		return;
+	t = value_ktype(sc, e->b, &user);
+	if (!t)
+		return;
+	if (v->ktype && !same_ktype(v->ktype, t)) {
+		v->ktype = NULL;
+		v->ktype_mixed = true;
+		return;
+	}
+	v->ktype = t;
+	v->ktype_user = user;
+}
+
+static void resolve_autocast(struct scope *sc, struct expr *e,
+			     struct prov_ctx *ctx)
+{
+	const struct ktype *t;
+	bool user = false;
+
+	t = value_ktype(sc, e->a, &user);
+	if (!t) {
+		target_rerror(sc, ctx, e->loc, "the type of this value is "
+			      "unknown: '->', '[' and '&' on a script value "
+			      "need a pointer from a typed $target or @cast");
+		return;
+	}
+	target_resolve_autocast(ctx, e, t, user);
+}
+
 static void resolve_target_ctx(struct scope *sc, struct expr *e,
 			       struct prov_ctx *ctx)
 {
@@ -499,6 +598,10 @@ static void resolve_target_ctx(struct scope *sc, struct expr *e,
 	}
 	if (e->tbase == TB_CAST) {
 		target_resolve_cast(ctx, e);
+		return;
+	}
+	if (e->tbase == TB_AUTOCAST) {
+		resolve_autocast(sc, e, ctx);
 		return;
 	}
 	if (e->tbase == TB_ATVAR) {
@@ -579,6 +682,72 @@ static void resolve_defined(struct scope *sc, struct expr *e)
 	e->is_literal_fold = true;
 }
 
+static void set_folded(struct expr *e, int v)
+{
+	e->kind = EX_NUM;
+	e->num = v;
+	e->a = e->b = NULL;
+	e->is_literal_fold = true;
+}
+
+/* The value of a number literal, when e is one: *fold says whether it
+ * came from @defined (or a condition folded from one).
+ */
+static bool num_value(const struct expr *e, int64_t *v, bool *fold)
+{
+	if (!e || e->kind != EX_NUM)
+		return false;
+	*v = e->num;
+	*fold = *fold || e->is_literal_fold;
+	return true;
+}
+
+/* &&, || and comparisons over what @defined() folded are constants too,
+ * as SystemTap folds them: "@defined($x) && $x > 0" is 0 without $x
+ * being resolved where it does not exist, and so is the branch of an
+ * if or ?: it rules out.
+ */
+static void resolve_folding(struct scope *sc, struct expr *e)
+{
+	int64_t a, b;
+	bool fold = false;
+	int k;
+
+	resolve_expr(sc, e->a);
+	if (e->kind == EX_LOGICAL) {
+		bool is_and = e->op == sc->el->op_and;
+
+		k = folded_cond(e->a);
+		if (k == (is_and ? 0 : 1)) {
+			set_folded(e, k);
+			return;
+		}
+		resolve_expr(sc, e->b);
+		if (k >= 0 && folded_cond(e->b) >= 0)
+			set_folded(e, folded_cond(e->b));
+		return;
+	}
+	resolve_expr(sc, e->b);
+	if (!num_value(e->a, &a, &fold) || !num_value(e->b, &b, &fold) ||
+	    !fold)
+		return;
+	switch (e->op[0]) {
+	case '<':
+		k = e->op[1] ? a <= b : a < b;
+		break;
+	case '>':
+		k = e->op[1] ? a >= b : a > b;
+		break;
+	case '=':
+		k = a == b;
+		break;
+	default:
+		k = a != b;
+		break;
+	}
+	set_folded(e, k);
+}
+
 static bool cond_forbids(struct scope *sc, struct expr *e, const char *what)
 {
 	if (!sc->in_cond)
@@ -624,6 +793,10 @@ static void resolve_expr(struct scope *sc, struct expr *e)
 	case EX_ENTRY:
 		resolve_entry(sc, e);
 		return;
+	case EX_LOGICAL:
+	case EX_COMPARE:
+		resolve_folding(sc, e);
+		return;
 	case EX_INDEX:
 	case EX_IN:
 		resolve_args(sc, &e->args);
@@ -653,6 +826,8 @@ static void resolve_expr(struct scope *sc, struct expr *e)
 		else
 			resolve_expr(sc, e->a);
 		resolve_expr(sc, e->b);
+		if (e->kind == EX_ASSIGN)
+			note_local_type(sc, e);
 		return;
 	default:
 		resolve_expr(sc, e->a);

@@ -147,8 +147,12 @@ static const char *where(struct emitter *em, const struct expr *e)
 	case EX_CALL:
 	case EX_PRINT:
 	case EX_INDEX:
-	case EX_TARGET:
 		kind = "identifier";
+		break;
+	case EX_TARGET:
+		/* an autocast is named by its '->', '[' or '&' */
+		if (e->tbase != TB_AUTOCAST)
+			kind = "identifier";
 		break;
 	case EX_NUM:
 		kind = "number";
@@ -384,9 +388,9 @@ static void gen_divmod(struct emitter *em, struct strbuf *o,
 }
 
 /* a OP b for the arithmetic and bitwise operators; near is where a
- * division by zero is reported.  A shift count is clamped to 0..64 as
- * the established tool does, and a count of 64 then shifts by nothing
- * (x86 takes the count modulo 64).
+ * division by zero is reported.  A shift count is taken modulo 64, as
+ * x86 does and the established tool's generated code does (3 << 65 is
+ * 6, 1 << -1 is 1 << 63), which also keeps the C shift defined.
  */
 static void gen_binary_op(struct emitter *em, struct strbuf *o,
 			  const struct expr *e, const struct expr *near)
@@ -399,7 +403,7 @@ static void gen_binary_op(struct emitter *em, struct strbuf *o,
 	}
 	if (!strcmp(op, "<<") || !strcmp(op, ">>")) {
 		gen_pair(em, o, "int64_t", e->a, e->b);
-		sb_puts(o, "__y = __y < 0 || __y >= 64 ? 0 : __y; ");
+		sb_puts(o, "__y &= 63; ");
 		if (*op == '<')
 			sb_puts(o, "(int64_t)((uint64_t)__x << __y); })");
 		else
@@ -976,6 +980,11 @@ static void gen_tbase(struct emitter *em, struct strbuf *o,
 		break;
 	case TRB_TARG:
 		sb_printf(o, "%s = c->targs[%d]; ", v, r->argno);
+		break;
+	case TRB_VALUE:
+		sb_printf(o, "%s = (u64)(", v);
+		gen_expr(em, o, e->a);
+		sb_puts(o, "); ");
 		break;
 	default:
 		break;
@@ -1898,7 +1907,15 @@ static void gen_return(struct emitter *em, const struct stmt *st)
 	struct strbuf o;
 
 	em->b->uses_out = true;
-	if (st->expr) {
+	if (st->expr && st->expr->type == TY_UNKNOWN) {
+		/* return f() of a function that returns nothing */
+		sb_init(&o);
+		sb_puts(&o, "(void)(");
+		gen_expr(em, &o, st->expr);
+		sb_puts(&o, ");");
+		line(em, "%s", o.buf);
+		sb_free(&o);
+	} else if (st->expr) {
 		sb_init(&o);
 		if (st->expr->type == TY_STRING) {
 			sb_puts(&o, "_stp_strcpy(l->__retvalue, ");
@@ -2264,6 +2281,11 @@ static void gen_function(struct emitter *em, struct func *f)
 			     p->name);
 		}
 		line(em, "#define STAP_RETVALUE (l->__retvalue)");
+		/* 0 or "" from code that sets no value (cond && exit()) */
+		if (f->type == TY_STRING)
+			line(em, "l->__retvalue[0] = '\\0';");
+		else if (f->type == TY_LONG)
+			line(em, "l->__retvalue = 0;");
 		if (f->unmangled)
 			line(em, "#define THIS l");
 		elab_pragma_globals(em->s, f->code, "read", global_macros, em);

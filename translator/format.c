@@ -29,10 +29,14 @@ static const char *fmt_directive(const char *p, struct fmt_slot *slots,
 
 	if (*p == '%')
 		return p + 1;
+	/* One flag, as the established tool reads, then more with C's
+	 * meaning; a '0' after a flag starts the width (the runtime reads
+	 * "%-05d" as width 5, left-aligned, as that tool does).
+	 */
 	if (*p && strchr(FMT_FLAGS, *p))
 		p++;
-	if (*p && strchr(FMT_FLAGS, *p))
-		return NULL;		/* one flag only */
+	while (*p && strchr("+- #", *p))
+		p++;
 	if (*p == '*')
 		fmt_add(slots, n, max, TY_LONG, spec, ++p);
 	while (*p >= '0' && *p <= '9')

@@ -468,12 +468,15 @@ static void define_macro(struct lexer *lx, const struct token *def)
 	m->name = intern(arena_printf(s->arena, "@%s", t->text));
 	m->loc = def->loc;
 	m->file = lx->src;
-	if (is_at_operator(m->name)) {
-		diag_error(s, t->loc, "macro name '%s' is reserved",
-			   t->text);
+	if (m->name == intern("@define")) {
+		diag_error(s, t->loc, "'@define' cannot be redefined");
 		skip_macro_body(lx);
 		return;
 	}
+	/* as in SystemTap: allowed, and the macro wins where it is seen */
+	if (is_at_operator(m->name))
+		diag_warn(s, t->loc, "macro '%s' hides the built-in operator "
+			  "of that name", m->name);
 	for (i = 0; i < lx->macros.n; i++)
 		if (((struct macro *)lx->macros.items[i])->name == m->name) {
 			diag_error(s, t->loc, "attempt to redefine macro "
@@ -923,8 +926,18 @@ static bool eval_triple(struct lexer *lx)
 		if (name == intern("guru_mode")) {
 			if (!expect_kind(lx, rhs, TK_NUMBER, "0 or 1"))
 				return false;
-			return cmp_result((s->opt.guru ? 1 : 0) -
-					  (rhs->num != 0), op->text);
+			if (!tok_is(op, "==") && !tok_is(op, "!=")) {
+				diag_error(s, op->loc, "guru_mode can only be "
+					   "compared with '==' or '!='");
+				return false;
+			}
+			if (rhs->num != 0 && rhs->num != 1) {
+				diag_error(s, rhs->loc, "guru_mode is 0 or 1, "
+					   "found %s", rhs->text);
+				return false;
+			}
+			return cmp_result((s->opt.guru ? 1 : 0) - rhs->num,
+					  op->text);
 		}
 		if (strncmp(name, "CONFIG_", 7) == 0)
 			return config_test(lx, lhs, op, rhs);
@@ -975,6 +988,12 @@ static bool eval_condition(struct lexer *lx, const struct token *open)
 	}
 }
 
+static void second_then(struct lexer *lx, const struct token *t)
+{
+	diag_error(lx->s, t->loc, "a second '%%?' in one preprocessor "
+		   "conditional");
+}
+
 /* Skip a branch; returns the token that ended it: '%:' or '%)' at the
  * same level, or EOF.
  */
@@ -996,6 +1015,8 @@ static const struct token *skip_branch(struct lexer *lx, bool stop_at_else)
 			if (stop_at_else)
 				return t;
 			diag_error(lx->s, t->loc, "expected '%%)', found '%%:'");
+		} else if (tok_is(t, "%?") && level == 0) {
+			second_then(lx, t);
 		}
 	}
 }
@@ -1061,13 +1082,14 @@ static const struct token *expanded_next_1(struct lexer *lx)
 			define_macro(lx, t);
 			continue;
 		}
-		if (t->text[0] == '@' && !is_at_operator(t->text)) {
+		if (t->text[0] == '@') {
 			m = find_macro(lx, t->text);
 			if (m) {
 				expand_macro(lx, m, t, depth);
 				continue;
 			}
-			if (t->text[1] && !isdigit((unsigned char)t->text[1])) {
+			if (t->text[1] && !isdigit((unsigned char)t->text[1]) &&
+			    !is_at_operator(t->text)) {
 				struct token *z = arena_alloc(lx->s->arena,
 							      sizeof(*z));
 
@@ -1134,8 +1156,11 @@ static const struct token *pp_next(struct lexer *lx)
 			continue;
 		}
 		if (tok_is(t, "%?")) {
-			diag_error(lx->s, t->loc, "'%%?' outside a "
-				   "preprocessor condition");
+			if (lx->conds)
+				second_then(lx, t);
+			else
+				diag_error(lx->s, t->loc, "'%%?' outside a "
+					   "preprocessor condition");
 			continue;
 		}
 		return t;

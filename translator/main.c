@@ -196,6 +196,9 @@ int driver_pass1(struct session *s)
 
 		vec_push(s->arena, &s->user_files, parse_file(s, e, false));
 	}
+	if (!s->errors)
+		for (i = 0; i < s->user_files.n; i++)
+			parse_check_user_file(s, s->user_files.items[i]);
 	return s->errors ? -1 : 0;
 }
 

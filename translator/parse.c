@@ -241,7 +241,8 @@ static void parse_target_comps(struct parser *p, struct expr *e)
 				e->pretty = pretty;
 				return;
 			}
-		} else if (is(t, "[") && t->adjacent) {
+		} else if (is(t, "[") &&
+			   (t->adjacent || e->tbase == TB_AUTOCAST)) {
 			struct tcomp *c = arena_alloc(p->a, sizeof(*c));
 
 			next(p);
@@ -250,7 +251,8 @@ static void parse_target_comps(struct parser *p, struct expr *e)
 			c->index = parse_expr(p);
 			expect(p, "]");
 			vec_push(p->a, &e->comps, c);
-		} else if (t->kind == TK_IDENT && t->adjacent &&
+		} else if (t->kind == TK_IDENT &&
+			   (t->adjacent || e->tbase == TB_AUTOCAST) &&
 			   (t->text == intern("$") ||
 			    t->text == intern("$$"))) {
 			next(p);
@@ -468,8 +470,10 @@ static struct expr *parse_print(struct parser *p, const struct token *id)
 		parse_arg_list(p, &e->args);
 	else
 		next(p);
-	if (is_delim && e->args.n < 1)
-		fail(p, open, "%s needs a delimiter and at least one value", n);
+	/* two values at least, so that the delimiter is used */
+	if (is_delim && e->args.n < 2)
+		fail(p, open, "%s needs a delimiter and at least two values",
+		     n);
 	if (!is_delim && (n == intern("print") || n == intern("sprint")) &&
 	    e->args.n < 1)
 		fail(p, open, "%s needs at least one argument", n);
@@ -522,17 +526,10 @@ static struct expr *parse_target(struct parser *p)
 	return e;
 }
 
-static bool starts_target(const struct token *t)
-{
-	return t->kind == TK_IDENT &&
-	       (t->text[0] == '$' || t->text == intern("@cast") ||
-		t->text == intern("@var"));
-}
-
-/* primary: number | string | '(' expr ')' | embedded | target
- *        | '&' target | at-operator | ident-expr
+/* value: number | string | '(' expr ')' | embedded | target
+ *      | at-operator | ident-expr
  */
-static struct expr *parse_primary(struct parser *p)
+static struct expr *parse_value(struct parser *p)
 {
 	const struct token *t = peek(p);
 	struct expr *e;
@@ -569,15 +566,7 @@ static struct expr *parse_primary(struct parser *p)
 			next(p);
 			e = parse_expr(p);
 			expect(p, ")");
-			return e;
-		}
-		if (is(t, "&") && starts_target(peek2(p))) {
-			next(p);
-			e = parse_primary(p);
-			e->addressof = true;
-			if (e->pretty)
-				fail(p, t, "cannot take the address of a "
-				     "pretty-printed value");
+			e->parenthesized = true;
 			return e;
 		}
 		break;
@@ -585,6 +574,53 @@ static struct expr *parse_primary(struct parser *p)
 		break;
 	}
 	fail(p, t, "expected an expression, found %s", tok_desc(p, t));
+}
+
+/* Whether a member, an index or a pretty-printing '$' follows. */
+static bool starts_target_comps(struct parser *p)
+{
+	const struct token *t = peek(p);
+
+	return is(t, "->") || is(t, "[") ||
+	       (t->kind == TK_IDENT &&
+		(t->text == intern("$") || t->text == intern("$$")));
+}
+
+/* primary: [ '&' ] value [ tcomps ]
+ * A '&' or member steps after a value that is not a $target make an
+ * autocast: the value is a pointer whose type pass 2 finds from where
+ * it came from (p = $file; p->f_path), as SystemTap does.
+ */
+static struct expr *parse_primary(struct parser *p)
+{
+	const struct token *amp = NULL;
+	struct expr *e;
+
+	if (is(peek(p), "&"))
+		amp = next(p);
+	e = parse_value(p);
+	if (e->kind != EX_TARGET ? amp || starts_target_comps(p) :
+	    e->parenthesized && starts_target_comps(p)) {
+		struct expr *c = new_expr(p, EX_TARGET, amp ? amp : peek(p));
+
+		c->tbase = TB_AUTOCAST;
+		c->a = e;
+		parse_target_comps(p, c);
+		e = c;
+	}
+	if (e->kind == EX_TARGET && e->pretty &&
+	    (is(peek(p), "->") || is(peek(p), "[")))
+		fail(p, peek(p), "'->' and '[' cannot follow a "
+		     "pretty-printed value");
+	if (amp) {
+		if (e->addressof)
+			fail(p, amp, "cannot take an address twice");
+		if (e->pretty)
+			fail(p, amp, "cannot take the address of a "
+			     "pretty-printed value");
+		e->addressof = true;
+	}
+	return e;
 }
 
 /* postfix: primary [ '++' | '--' ] */
@@ -605,7 +641,10 @@ static struct expr *parse_postfix(struct parser *p)
 	return e;
 }
 
-/* crement: ('++' | '--') unary | postfix */
+/* crement: ('++' | '--') primary | postfix
+ * The operand of a prefix '++' takes no postfix operator, so that
+ * "-- a" and "++ a" on two lines are two statements, as in SystemTap.
+ */
 static struct expr *parse_crement(struct parser *p)
 {
 	const struct token *t = peek(p);
@@ -614,7 +653,7 @@ static struct expr *parse_crement(struct parser *p)
 		struct expr *u = new_expr(p, EX_INCDEC, next(p));
 
 		u->op = t->text;
-		u->a = parse_crement(p);
+		u->a = parse_primary(p);
 		need_lvalue(p, t, u->a);
 		return u;
 	}
@@ -1162,9 +1201,15 @@ static struct stmt *parse_stmt(struct parser *p)
 /* ------------------------------------------------------------------ */
 /* Probe points                                                       */
 
-/* A probe point under construction: components so far. */
-struct pp_build {
-	struct vec comps;
+/* One expansion of a probe point under construction: its components
+ * so far, and the '?', '!' and 'if' that an alternative inside braces
+ * may carry (kernel.{trace("a")!, trace("b")}).
+ */
+struct pp_alt {
+	struct vec comps;		/* struct pp_comp * */
+	bool optional, sufficient;
+	struct expr *cond;
+	const struct token *mark;	/* the '?', '!' or 'if' */
 };
 
 static struct expr *parse_pp_arg(struct parser *p)
@@ -1211,7 +1256,10 @@ static const char *parse_functor(struct parser *p)
 
 static struct vec *pp_alternatives(struct parser *p);
 
-/* Cartesian product: each prefix in *cur extended by each suffix. */
+/* Cartesian product: each prefix in *cur extended by each suffix.  A
+ * prefix may not end in '?', '!' or 'if': they only follow the last
+ * component.
+ */
 static struct vec *pp_product(struct parser *p, struct vec *cur,
 			      struct vec *suffixes)
 {
@@ -1219,16 +1267,23 @@ static struct vec *pp_product(struct parser *p, struct vec *cur,
 	int i, j, k;
 
 	for (i = 0; i < cur->n; i++) {
-		struct vec *pre = cur->items[i];
+		struct pp_alt *pre = cur->items[i];
 
+		if (pre->mark)
+			fail(p, pre->mark, "'%s' may only follow the last "
+			     "component of a probe point", pre->mark->text);
 		for (j = 0; j < suffixes->n; j++) {
-			struct vec *suf = suffixes->items[j];
-			struct vec *n = arena_alloc(p->a, sizeof(*n));
+			struct pp_alt *suf = suffixes->items[j];
+			struct pp_alt *n = arena_alloc(p->a, sizeof(*n));
 
-			for (k = 0; k < pre->n; k++)
-				vec_push(p->a, n, pre->items[k]);
-			for (k = 0; k < suf->n; k++)
-				vec_push(p->a, n, suf->items[k]);
+			for (k = 0; k < pre->comps.n; k++)
+				vec_push(p->a, &n->comps, pre->comps.items[k]);
+			for (k = 0; k < suf->comps.n; k++)
+				vec_push(p->a, &n->comps, suf->comps.items[k]);
+			n->optional = suf->optional;
+			n->sufficient = suf->sufficient;
+			n->cond = suf->cond;
+			n->mark = suf->mark;
 			vec_push(p->a, out, n);
 		}
 	}
@@ -1238,14 +1293,14 @@ static struct vec *pp_product(struct parser *p, struct vec *cur,
 }
 
 /* pp-seq: segment { '.' segment }
- * segment: functor [ '(' literal ')' ] | '{' pp-seq { ',' pp-seq } '}'
- * Returns the list of expansions, each a vec of struct pp_comp *.
+ * segment: functor [ '(' literal ')' ] | '{' alternatives
+ * Returns the list of expansions, each a struct pp_alt *.
  */
 static struct vec *pp_sequence(struct parser *p)
 {
 	struct vec *cur = arena_alloc(p->a, sizeof(*cur));
 
-	vec_push(p->a, cur, arena_alloc(p->a, sizeof(struct vec)));
+	vec_push(p->a, cur, arena_alloc(p->a, sizeof(struct pp_alt)));
 	enter(p);
 	do {
 		if (is(peek(p), "{")) {
@@ -1254,7 +1309,7 @@ static struct vec *pp_sequence(struct parser *p)
 		} else {
 			struct pp_comp *c = arena_alloc(p->a, sizeof(*c));
 			struct vec *one = arena_alloc(p->a, sizeof(*one));
-			struct vec *seg = arena_alloc(p->a, sizeof(*seg));
+			struct pp_alt *seg = arena_alloc(p->a, sizeof(*seg));
 
 			c->loc = peek(p)->loc;
 			c->functor = parse_functor(p);
@@ -1263,7 +1318,7 @@ static struct vec *pp_sequence(struct parser *p)
 				c->arg = parse_pp_arg(p);
 				expect(p, ")");
 			}
-			vec_push(p->a, seg, c);
+			vec_push(p->a, &seg->comps, c);
 			vec_push(p->a, one, seg);
 			cur = pp_product(p, cur, one);
 		}
@@ -1272,7 +1327,45 @@ static struct vec *pp_sequence(struct parser *p)
 	return cur;
 }
 
-/* alternatives: pp-seq { ',' pp-seq } '}' */
+/* pp-tail: [ '?' | '!' ] [ 'if' '(' expr ')' ], applied to every
+ * expansion in alts; each may carry only one of each.
+ */
+static void pp_tail(struct parser *p, struct vec *alts)
+{
+	const struct token *t = peek(p);
+	struct expr *cond;
+	int i;
+
+	if (is(t, "?") || is(t, "!")) {
+		next(p);
+		for (i = 0; i < alts->n; i++) {
+			struct pp_alt *a = alts->items[i];
+
+			if (a->optional)
+				fail(p, t, "'?' or '!' given twice for one "
+				     "probe point");
+			a->optional = true;
+			a->sufficient = is(t, "!");
+			a->mark = t;
+		}
+	}
+	t = peek(p);
+	if (!is(t, "if"))
+		return;
+	next(p);
+	cond = parse_paren_expr(p);
+	for (i = 0; i < alts->n; i++) {
+		struct pp_alt *a = alts->items[i];
+
+		if (a->cond)
+			fail(p, t, "a second 'if' condition for one probe "
+			     "point");
+		a->cond = cond;
+		a->mark = t;
+	}
+}
+
+/* alternatives: pp-seq pp-tail { ',' pp-seq pp-tail } '}' */
 static struct vec *pp_alternatives(struct parser *p)
 {
 	struct vec *all = arena_alloc(p->a, sizeof(*all));
@@ -1281,6 +1374,7 @@ static struct vec *pp_alternatives(struct parser *p)
 	do {
 		struct vec *alts = pp_sequence(p);
 
+		pp_tail(p, alts);
 		for (i = 0; i < alts->n; i++)
 			vec_push(p->a, all, alts->items[i]);
 	} while (accept(p, ","));
@@ -1288,34 +1382,24 @@ static struct vec *pp_alternatives(struct parser *p)
 	return all;
 }
 
-/* probe-point: pp-seq [ '?' | '!' ] [ 'if' '(' expr ')' ]
+/* probe-point: pp-seq pp-tail
  * Appends one struct probe_point per brace expansion.
  */
 static void parse_probe_point(struct parser *p, struct vec *out)
 {
 	const struct token *start = peek(p);
 	struct vec *alts = pp_sequence(p);
-	bool optional = false, sufficient = false;
-	struct expr *cond = NULL;
 	int i;
 
-	if (accept(p, "?")) {
-		optional = true;
-	} else if (accept(p, "!")) {
-		optional = true;
-		sufficient = true;
-	}
-	if (is(peek(p), "if")) {
-		next(p);
-		cond = parse_paren_expr(p);
-	}
+	pp_tail(p, alts);
 	for (i = 0; i < alts->n; i++) {
+		struct pp_alt *a = alts->items[i];
 		struct probe_point *pp = arena_alloc(p->a, sizeof(*pp));
 
-		pp->comps = *(struct vec *)alts->items[i];
-		pp->optional = optional;
-		pp->sufficient = sufficient;
-		pp->cond = cond;
+		pp->comps = a->comps;
+		pp->optional = a->optional;
+		pp->sufficient = a->sufficient;
+		pp->cond = a->cond;
 		pp->loc = start->loc;
 		vec_push(p->a, out, pp);
 	}
@@ -1396,6 +1480,27 @@ static struct expr *parse_global_init(struct parser *p)
 	     "%s", tok_desc(p, t));
 }
 
+/* A global declared twice in one file is an error of pass 1, as in
+ * SystemTap; pass 2 checks the user's files against each other.
+ */
+static bool declared_global(struct parser *p, const struct vardecl *v)
+{
+	int i;
+
+	for (i = 0; i < p->file->globals.n; i++) {
+		const struct vardecl *w = p->file->globals.items[i];
+
+		if (w->name != v->name)
+			continue;
+		diag_error(p->s, v->loc, "global '%s' is already declared",
+			   v->name);
+		diag_note(p->s, w->loc, "previous declaration of '%s'",
+			  w->name);
+		return true;
+	}
+	return false;
+}
+
 /* global: 'global' gdecl { ',' gdecl } [';']
  * gdecl: ident [ '%' ] [ '[' number ']' ] [ '%' ] [ '=' literal ]
  */
@@ -1438,6 +1543,8 @@ static void parse_global(struct parser *p, bool is_private)
 				     "initialised");
 			v->init = parse_global_init(p);
 		}
+		if (declared_global(p, v))
+			continue;
 		vec_push(p->a, &p->file->globals, v);
 		add_item(p, ITEM_GLOBAL, v);
 	} while (accept(p, ","));
@@ -1624,6 +1731,23 @@ struct stapfile *parse_file(struct session *s, struct srcfile *src,
 	}
 	f->macros = *lex_macros(p.lx);
 	return f;
+}
+
+static bool raw_is_eof(const struct token *t, void *arg)
+{
+	*(bool *)arg = t->kind != TK_EOF;
+	return false;
+}
+
+void parse_check_user_file(struct session *s, const struct stapfile *f)
+{
+	bool tokens = false;
+
+	if (f->order.n)
+		return;
+	lex_raw_scan(s, f->src, raw_is_eof, &tokens);
+	diag_error_noloc(s, "script '%s' is empty%s", f->src->name,
+			 tokens ? " after preprocessing" : "");
 }
 
 /* ------------------------------------------------------------------ */

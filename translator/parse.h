@@ -13,4 +13,9 @@ struct stapfile *parse_file(struct session *s, struct srcfile *src,
 /* Load the .stpm macro files on the tapset path (once per session). */
 void parse_load_macro_files(struct session *s);
 
+/* A script of the user's (the script, an -E script) that declares
+ * nothing is an error, as in SystemTap: reported here.
+ */
+void parse_check_user_file(struct session *s, const struct stapfile *f);
+
 #endif

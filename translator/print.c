@@ -75,6 +75,24 @@ static void print_list(struct strbuf *sb, const struct vec *v)
 	}
 }
 
+/* The value an autocast starts from, in parentheses unless it reads
+ * back the same way: "p->f", "f(x)->g", but "(p)[1]" (not an array
+ * element) and "(a + b)->f".
+ */
+static void print_autocast_operand(struct strbuf *sb, const struct expr *e)
+{
+	const struct expr *v = e->a;
+	const struct tcomp *c0 = e->comps.n ? e->comps.items[0] : NULL;
+	bool bare = (v->kind == EX_SYM || v->kind == EX_CALL) &&
+		    (!c0 || c0->kind == TC_FIELD) && !e->pretty;
+
+	if (!bare)
+		sb_putc(sb, '(');
+	print_expr(sb, v);
+	if (!bare)
+		sb_putc(sb, ')');
+}
+
 static void print_target(struct strbuf *sb, const struct expr *e)
 {
 	int i;
@@ -95,6 +113,9 @@ static void print_target(struct strbuf *sb, const struct expr *e)
 			print_string_literal(sb, e->module);
 		}
 		sb_putc(sb, ')');
+		break;
+	case TB_AUTOCAST:
+		print_autocast_operand(sb, e);
 		break;
 	case TB_ATVAR:
 		sb_puts(sb, "@var(");

@@ -916,6 +916,28 @@ static int cast_type_in(struct prov_ctx *c, struct expr *e, const char *name,
 	return -ENOENT;
 }
 
+/* A bare name ("task_struct") is tried as a structure, a union, then a
+ * typedef or base type, as SystemTap does; "struct x", "union x" and
+ * "enum x" only as written.
+ */
+static int cast_type_by_name(struct prov_ctx *c, struct expr *e,
+			     const char *name, const struct ktype **t,
+			     const char **where)
+{
+	static const char *const tags[] = { "struct ", "union ", "" };
+	size_t i;
+	int rc = -ENOENT;
+
+	if (!strncmp(name, "struct ", 7) || !strncmp(name, "union ", 6) ||
+	    !strncmp(name, "enum ", 5))
+		return cast_type_in(c, e, name, t, where);
+	for (i = 0; i < ARRAY_SIZE(tags) && rc == -ENOENT; i++)
+		rc = cast_type_in(c, e, arena_printf(c->s->arena, "%s%s",
+						     tags[i], name),
+				  t, where);
+	return rc;
+}
+
 int target_resolve_cast(struct prov_ctx *c, struct expr *e)
 {
 	const struct ktype *t;
@@ -932,7 +954,7 @@ int target_resolve_cast(struct prov_ctx *c, struct expr *e)
 			   "the type it points to", name);
 		return -1;
 	}
-	rc = cast_type_in(c, e, name, &t, &where);
+	rc = cast_type_by_name(c, e, name, &t, &where);
 	if (rc == -ENOENT)
 		prov_error(c, e->loc, "type '%s' not found in %s", name,
 			   where ? where : "the kernel's types");
@@ -941,5 +963,30 @@ int target_resolve_cast(struct prov_ctx *c, struct expr *e)
 	r = arena_alloc(c->s->arena, sizeof(*r));
 	r->base = TRB_CAST;
 	r->type = t;
+	return target_bind(c, e, r);
+}
+
+/* ------------------------------------------------------------ autocast */
+
+const struct ktype *target_pointer_to(struct arena *a, const struct ktype *t)
+{
+	struct ktype *p = arena_alloc(a, sizeof(*p));
+
+	p->kind = KT_PTR;
+	p->name = arena_printf(a, "%s*", ktype_name(t));
+	p->size = 8;
+	p->target = t;
+	p->src = t->src;
+	return p;
+}
+
+int target_resolve_autocast(struct prov_ctx *c, struct expr *e,
+			    const struct ktype *ptr, bool user)
+{
+	struct tref *r = arena_alloc(c->s->arena, sizeof(*r));
+
+	r->base = TRB_VALUE;
+	r->type = ptr;
+	r->user = user;
 	return target_bind(c, e, r);
 }

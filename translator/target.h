@@ -22,6 +22,7 @@ enum tref_base {
 	TRB_STRING,	/* a constant string: $$name, $$system */
 	TRB_PROCFS,	/* a procfs probe's $value (a string; value 1:
 			 * a read probe's, which the script assigns) */
+	TRB_VALUE,	/* an autocast: the script value e->a, a pointer */
 };
 
 /* The steps from the base to the value: the state is either a value
@@ -95,6 +96,17 @@ int target_bind(struct prov_ctx *c, struct expr *e, struct tref *r);
  * the first that has the type).  0 or -1 (reported).
  */
 int target_resolve_cast(struct prov_ctx *c, struct expr *e);
+
+/* Resolve an autocast, p->member on the script value p (e->a) that
+ * holds a pointer of type ptr (KT_PTR), into user memory if user.
+ * 0 or -1 (reported).
+ */
+int target_resolve_autocast(struct prov_ctx *c, struct expr *e,
+			    const struct ktype *ptr, bool user);
+
+/* The pointer type to t, made in the session's arena. */
+const struct ktype *target_pointer_to(struct arena *a,
+				      const struct ktype *t);
 
 /* The kernel's type source for the session, loaded once; NULL after
  * reporting why at loc.

@@ -489,10 +489,25 @@ static enum type infer_in(struct typer *t, struct expr *e)
 
 /* Functions */
 
+struct rv_walk {
+	struct typer *t;
+	bool *has_value;
+};
+
+/* 'return f()' of a function f that returns no value returns none
+ * either, as in SystemTap.
+ */
 static bool returns_value_walk(struct elab_walk *w, struct stmt *st)
 {
-	if (st->kind == ST_RETURN && st->expr)
-		*(bool *)w->arg = true;
+	struct rv_walk *r = w->arg;
+	const struct expr *e = st->expr;
+
+	if (st->kind != ST_RETURN || !e)
+		return true;
+	if (e->kind == EX_CALL && e->func &&
+	    !func_info(r->t, head_of(r->t, e->func))->has_value)
+		return true;
+	*r->has_value = true;
 	return true;
 }
 
@@ -517,9 +532,10 @@ static void note_func(struct typer *t, struct func *f)
 {
 	struct funcinfo *fi = func_info(t, f);
 	struct elab_walk w = { skip_exprs, returns_value_walk, NULL };
+	struct rv_walk rv = { t, &fi->has_value };
 	int i;
 
-	w.arg = &fi->has_value;
+	w.arg = &rv;
 	if (f->type_declared || f->type != TY_UNKNOWN) {
 		fi->has_value = true;
 		set_origin(&fi->type, f->loc, true);
@@ -586,7 +602,12 @@ static enum type infer_call(struct typer *t, struct expr *e, enum type want,
 	}
 	if (!f)
 		return TY_UNKNOWN;
-	if (func_info(t, f)->has_value)
+	/* A function that returns no value used as a long or a string
+	 * (cond && exit()) takes that type and returns 0 or "", as in
+	 * SystemTap.
+	 */
+	if (func_info(t, f)->has_value || f->type != TY_UNKNOWN ||
+	    (value && (want == TY_LONG || want == TY_STRING)))
 		func_type(t, f, want, e->loc);
 	else if (value && t->report)
 		diag_error(t->s, e->loc, "function '%s' returns no value",
@@ -870,6 +891,11 @@ static void type_return(struct typer *t, struct stmt *st)
 		snprintf(w.what, sizeof(w.what), "return value of '%s'",
 			 f->name);
 		need(t, st->expr, head->type, &w);
+		return;
+	}
+	if (!func_info(t, head)->has_value) {
+		/* return g() of a g that returns nothing */
+		infer(t, st->expr, TY_UNKNOWN, false);
 		return;
 	}
 	ty = need(t, st->expr, TY_UNKNOWN, NULL);

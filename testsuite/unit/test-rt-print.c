@@ -89,14 +89,24 @@ static void test_integers(void)
 		   "+ and space only sign %%d and %%i");
 	tap_str_eq(fmt("%-5d|%-5x|", L(42), L(42)), "42   |2a   |",
 		   "- pads on the right");
-	tap_str_eq(fmt("%05d|%05x|%#06x", L(-42), L(42), L(42)),
-		   "-0042|0002a|0x002a", "0 pads after sign and prefix");
+	tap_str_eq(fmt("%05d|%05x", L(-42), L(42)),
+		   "-0042|0002a", "0 pads after the sign");
 	tap_str_eq(fmt("%.3d|%8.3d|%-8.3d|", L(5), L(5), L(-5)),
 		   "005|     005|-005    |", "precision gives digits");
 	tap_str_eq(fmt("%08.3d|%.0d|%.0x", L(5), L(0), L(0)),
 		   "00000005|0|0",
 		   "0 still pads with a precision; 0 always shows a digit");
 	tap_str_eq(fmt("%-08d|", L(5)), "5       |", "- beats 0");
+	/* The established tool reads one flag, then a width: a '0' after
+	 * a flag is part of the width, not zero padding.
+	 */
+	tap_str_eq(fmt("%#010x|%-05d|%+05d|% 05d|", L(255), L(42), L(42),
+		       L(42)),
+		   "      0xff|42   |  +42|   42|",
+		   "0 after a flag starts the width");
+	tap_str_eq(fmt("%#-10x|%-+5d|%0-5d|", L(255), L(42), L(42)),
+		   "0xff      |+42  |42   |",
+		   "more flags have their C meaning");
 	tap_str_eq(fmt("%ld|%lx|%lu|%lld|%hd", L(-1), L(255), L(7), L(-2),
 		       L(70000)),
 		   "-1|ff|7|-2|70000", "length modifiers are ignored");

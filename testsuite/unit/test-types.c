@@ -156,9 +156,9 @@ static void formats(void)
 	     "type mismatch (string vs. long) for '%d'");
 	says("probe begin { printf(\"%d %d\\n\", 1) }", 0, 1,
 	     "expects 2 arguments, got 1");
-	says("probe begin { printf(\"%-#5x\\n\", 1) }", 0, 1,
+	says("probe begin { printf(\"%-#5q\\n\", 1) }", 0, 1,
 	     "invalid or missing conversion specifier in format at "
-	     "'%-#5x");
+	     "'%-#5q");
 	says("probe begin { printf(\"%lld\\n\", 1) }", 0, 1,
 	     "invalid or missing conversion specifier");
 	listing_has("probe begin { x = sprintf(\"%s\", y()); println(x) } "

@@ -340,6 +340,61 @@ static int sc_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 	return target_bind(c, e, r);
 }
 
+/* Whether e reads only what the task's saved registers still hold when
+ * the call returns: its number and arguments, with literals and
+ * operators (no memory, no function, no $return).
+ */
+static bool sc_entry_same(const struct expr *e)
+{
+	if (!e)
+		return true;
+	switch (e->kind) {
+	case EX_NUM:
+	case EX_STR:
+		return true;
+	case EX_TARGET:
+		return e->tbase == TB_VAR && !e->comps.n && !e->addressof &&
+		       !e->pretty && e->tref && e->tref->base == TRB_TARG &&
+		       e->tref->argno != SC_TARG_RETURN;
+	case EX_UNARY:
+	case EX_BINARY:
+	case EX_LOGICAL:
+	case EX_COMPARE:
+	case EX_CONCAT:
+	case EX_TERNARY:
+		return sc_entry_same(e->a) && sc_entry_same(e->b) &&
+		       sc_entry_same(e->c);
+	default:
+		return false;
+	}
+}
+
+/* @entry(E) in a .return: the call's number and arguments are still in
+ * its saved registers at the return, so E over them is E itself.
+ * Anything else would need a copy made at the entry, which this
+ * family does not keep yet.
+ */
+static int sc_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
+			    struct expr *e)
+{
+	const struct sc_probe *p = dp->priv;
+
+	if (!p->ret) {
+		prov_error(c, e->loc, "@entry is only valid in a .return "
+			   "probe handler");
+		return -1;
+	}
+	if (!sc_entry_same(e->a)) {
+		prov_error(c, e->loc, "@entry in a system call's .return can "
+			   "only read the call's number and arguments "
+			   "($syscall, $arg1 to $arg%d) in this release",
+			   SC_NARGS);
+		return -1;
+	}
+	*e = *e->a;
+	return 0;
+}
+
 static void sc_list_vars(const struct derived_probe *dp, struct strbuf *sb)
 {
 	sc_alternatives(sb, dp->priv);
@@ -483,6 +538,7 @@ const struct provider syscall_provider = {
 	.expand = sc_expand,
 	.build = sc_build,
 	.resolve_target = sc_resolve_target,
+	.resolve_entry = sc_resolve_entry,
 	.list_vars = sc_list_vars,
 	.emit_group = sc_emit_group,
 	.probe_type = sc_probe_type,
