@@ -646,7 +646,7 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 		     const struct expr *e)
 {
 	const struct func *f = e->func, *g;
-	const char *res = NULL;
+	const char *res = NULL, *where;
 	int i;
 
 	if (!f) {
@@ -671,12 +671,18 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 	else
 		sb_puts(o, "int64_t __r = 0; ");
 	/* reported at the function's name in its definition, as the
-	 * established tool checks the depth in the callee
+	 * established tool checks the depth in the callee; the kernel
+	 * stack is checked too, whatever MAXNESTING allows (stp_nesting.h)
 	 */
+	where = at_loc(em, arena_printf(em->s->arena, "identifier '%s'",
+					f->name), f->loc);
 	sb_puts(o, "if (unlikely(c->nesting + 1 > MAXNESTING)) { "
 		"_stp_error_at(c, \"MAXNESTING exceeded\", ");
-	sb_c_string(o, at_loc(em, arena_printf(em->s->arena, "identifier '%s'",
-					   f->name), f->loc));
+	sb_c_string(o, where);
+	sb_printf(o, "); %s; } ", fail_jump(em));
+	sb_puts(o, "if (unlikely(!_stp_call_room(c))) { "
+		"_stp_error_at(c, \"MAXCALLSTACK exceeded\", ");
+	sb_c_string(o, where);
 	sb_printf(o, "); %s; } ", fail_jump(em));
 	gen_call_one(em, o, e, f, res);
 	for (g = f->next_overload; g; g = g->next_overload) {
