@@ -51,6 +51,15 @@ static const struct limit_def limit_defs[] = {
 	  8192 },
 	{ "MINSTACKSPACE", offsetof(struct limits, minstackspace), 1024, 512,
 	  8192 },
+	/* a statistic's per-CPU part (48 bytes and 8 a bucket) must stay
+	 * within the 32 KiB that the per-CPU allocator takes without a
+	 * warning
+	 */
+	{ "STP_MAX_BUCKETS", offsetof(struct limits, max_buckets), 128, 3,
+	  4000 },
+	/* frames of up to LIMIT_ENTRY_MAX: one allocation under 2 GiB */
+	{ "MAXURETPROBE_FRAMES", offsetof(struct limits, uretprobe_frames),
+	  256, 1, 4096 },
 };
 
 static long long *limit_slot(struct limits *lim, const struct limit_def *d)
@@ -195,8 +204,10 @@ void limit_emit_guard(const struct limits *lim, long long nesting,
 {
 	sb_printf(o, "#if MAXNESTING != %lld || MAXSTRINGLEN != %lld || \\\n"
 		  "    MAXMAPENTRIES != %lld || MAXCALLSTACK != %lld || \\\n"
-		  "    MINSTACKSPACE != %lld\n"
+		  "    MINSTACKSPACE != %lld || STP_MAX_BUCKETS != %lld || \\\n"
+		  "    MAXURETPROBE_FRAMES != %lld\n"
 		  "#error \"a limit is not what stap checked: set limits with "
 		  "-D only\"\n#endif\n\n", nesting, lim->maxstringlen,
-		  lim->maxmapentries, lim->maxcallstack, lim->minstackspace);
+		  lim->maxmapentries, lim->maxcallstack, lim->minstackspace,
+		  lim->max_buckets, lim->uretprobe_frames);
 }

@@ -16,6 +16,8 @@ struct limits {
 	long long maxmapentries;
 	long long maxcallstack;
 	long long minstackspace;
+	long long max_buckets;
+	long long uretprobe_frames;
 };
 
 /* Read -D for the limits; false after reporting a value that is not
