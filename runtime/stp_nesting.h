@@ -23,24 +23,25 @@
 #include "stp_limits.h"
 
 /* The lowest stack pointer at which a handler entered at sp may make
- * another call: MAXCALLSTACK below sp (a quarter of it in an NMI, whose
- * stack is 4 KiB on x86_64), and never within MINSTACKSPACE of the
- * bottom of the task stack when the handler runs on it.  Interrupt
- * stacks have no bound a module can read; there the budget alone holds.
+ * another call.  On the task's stack (whatever the context: a kprobe's
+ * int3 runs there as an NMI) it is MAXCALLSTACK below sp and never
+ * within MINSTACKSPACE of the bottom.  Other stacks (interrupt, NMI,
+ * exception) have no bound a module can read: there the budget alone
+ * holds, a quarter of it in an NMI, whose stack is 4 KiB on x86_64.
  */
 static __always_inline unsigned long _stp_call_floor(unsigned long sp)
 {
-	unsigned long budget = in_nmi() ? MAXCALLSTACK / 4 : MAXCALLSTACK;
-	unsigned long floor = sp > budget ? sp - budget : 0;
-	unsigned long base;
+	unsigned long base = (unsigned long)task_stack_page(current);
+	unsigned long budget = MAXCALLSTACK;
+	unsigned long floor;
 
-	if (in_interrupt())
-		return floor;
-	base = (unsigned long)task_stack_page(current);
-	if (sp > base && sp - base < THREAD_SIZE &&
-	    floor < base + MINSTACKSPACE)
-		floor = base + MINSTACKSPACE;
-	return floor;
+	if (sp > base && sp - base < THREAD_SIZE) {
+		floor = sp - budget;
+		return max(floor, base + MINSTACKSPACE);
+	}
+	if (in_nmi())
+		budget /= 4;
+	return sp > budget ? sp - budget : 0;
 }
 
 /* Whether the handler may call one more function: the first call of a

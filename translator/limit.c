@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,9 +28,7 @@
  * kernel allocates each kretprobe instance in one piece.
  */
 #define LIMIT_ENTRY_MAX		(256ULL << 10)
-/* The fixed part of a map node (runtime/stp_map.c struct stp_map_node)
- * and of the context (error_buffer aside), as lower bounds.
- */
+/* The links of a map node (runtime/stp_map.c struct stp_map_node). */
 #define LIMIT_NODE_HEADER	72
 
 struct limit_def {
