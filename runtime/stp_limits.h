@@ -17,6 +17,12 @@
 #ifndef MAXNESTING
 #define MAXNESTING 10
 #endif
+/* Bytes of kernel stack the nested function calls of one handler may
+ * use (stp_nesting.h); the translator keeps it within 256..8192.
+ */
+#ifndef MAXCALLSTACK
+#define MAXCALLSTACK 4096
+#endif
 /* --suppress-time-limits (guru mode): a handler may run as long as it
  * takes, so the others wait for its locks as long as it takes too.
  */

@@ -383,11 +383,11 @@ static int stp_map_init(struct stp_map *m, const struct stp_map_desc *d,
 	m->mask = nbuckets - 1;
 	/* kvmalloc WARNs beyond INT_MAX, and the VM runs panic_on_warn. */
 	if ((u64)m->maxentries * m->node_size > INT_MAX)
-		return -ENOMEM;
+		goto nomem;
 	m->pool = kvcalloc(m->maxentries, m->node_size, STP_MAP_GFP);
 	m->table = kvcalloc(nbuckets, sizeof(*m->table), STP_MAP_GFP);
 	if (!m->pool || !m->table)
-		return -ENOMEM;
+		goto nomem;
 	/* Hand out the pool from its start, for locality. */
 	for (i = m->maxentries; i-- > 0;) {
 		n = (struct stp_map_node *)(m->pool + (size_t)i * m->node_size);
@@ -395,6 +395,13 @@ static int stp_map_init(struct stp_map *m, const struct stp_map_desc *d,
 		m->free = n;
 	}
 	return 0;
+nomem:
+	/* staprun can only say ENOMEM: the log says which limit */
+	pr_err("array %s: no memory for %u entries of %zu bytes (%s)\n",
+	       d->name ? d->name : "?", m->maxentries, m->node_size,
+	       d->maxentries ? "its declared size" :
+	       "MAXMAPENTRIES, MAXSTRINGLEN");
+	return -ENOMEM;
 }
 
 static void stp_map_fini(struct stp_map *m)

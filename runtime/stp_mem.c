@@ -285,22 +285,44 @@ void _stp_pp_num(char *buf, int64_t v, int how)
 	strlcat(buf, t, MAXSTRINGLEN);
 }
 
-/* s in double quotes with C escapes, into out of room bytes. */
-static void _stp_pp_quote(char *out, size_t room, const char *s)
+/* A string in double quotes with C escapes, written a piece at a time
+ * into out of room bytes: the target's bytes are read in small chunks,
+ * so that no MAXSTRINGLEN buffer sits on the kernel stack (MAXSTRINGLEN
+ * may be a megabyte).  stop: the NUL was seen, or out is full.
+ */
+struct stp_pp_q {
+	char *out;
+	size_t room, used;
+	bool stop;
+};
+
+#define STP_PP_CHUNK 64
+
+static void _stp_pp_q_open(struct stp_pp_q *q, char *out, size_t room)
+{
+	q->out = out;
+	q->room = room;
+	q->used = 0;
+	q->stop = room < 3;
+	if (!q->stop)
+		out[q->used++] = '"';
+}
+
+static void _stp_pp_q_put(struct stp_pp_q *q, const char *s, size_t len)
 {
 	static const char from[] = "\a\b\f\n\r\t\v\"\\";
 	static const char to[] = "abfnrtv\"\\";
-	size_t used = 0;
 	char esc[5];
+	size_t i, n;
 
-	if (room < 3)
-		return;
-	out[used++] = '"';
-	for (; *s; s++) {
-		unsigned char ch = *s;
-		const char *p = strchr(from, ch);
-		size_t n;
+	for (i = 0; i < len && !q->stop; i++) {
+		unsigned char ch = s[i];
+		const char *p = ch ? strchr(from, ch) : NULL;
 
+		if (!ch) {
+			q->stop = true;
+			break;
+		}
 		if (p) {
 			esc[0] = '\\';
 			esc[1] = to[p - from];
@@ -312,70 +334,102 @@ static void _stp_pp_quote(char *out, size_t room, const char *s)
 			esc[0] = ch;
 			n = 1;
 		}
-		if (used + n + 2 > room)
+		if (q->used + n + 2 > q->room) {
+			q->stop = true;
 			break;
-		memcpy(out + used, esc, n);
-		used += n;
+		}
+		memcpy(q->out + q->used, esc, n);
+		q->used += n;
 	}
-	out[used++] = '"';
-	out[used] = '\0';
 }
 
-/* A char array: at most n bytes at addr, quoted. */
-int _stp_pp_karr(char *buf, unsigned long addr, size_t n)
+static void _stp_pp_q_close(struct stp_pp_q *q)
 {
-	char s[MAXSTRINGLEN];
-	size_t len = strlen(buf);
+	if (q->room < 3)
+		return;
+	q->out[q->used++] = '"';
+	q->out[q->used] = '\0';
+}
 
-	if (n >= sizeof(s))
-		n = sizeof(s) - 1;
-	if (_stp_kread(s, addr, n))
-		return -EFAULT;
-	s[n] = '\0';
-	_stp_pp_quote(buf + len, MAXSTRINGLEN - len, s);
+/* A char array: at most n bytes at addr, quoted up to its NUL; all n
+ * must be readable, else nothing is added.
+ */
+static int _stp_pp_arr(char *buf, unsigned long addr, size_t n, bool user)
+{
+	size_t len = strlen(buf), k;
+	char chunk[STP_PP_CHUNK];
+	struct stp_pp_q q;
+
+	if (n > MAXSTRINGLEN - 1)
+		n = MAXSTRINGLEN - 1;
+	_stp_pp_q_open(&q, buf + len, MAXSTRINGLEN - len);
+	for (; n; n -= k, addr += k) {
+		k = min(n, sizeof(chunk));
+		if (user ? _stp_uread(chunk, addr, k) :
+			   _stp_kread(chunk, addr, k)) {
+			buf[len] = '\0';
+			return -EFAULT;
+		}
+		_stp_pp_q_put(&q, chunk, k);
+	}
+	_stp_pp_q_close(&q);
 	return 0;
 }
 
-/* A char* member: the string quoted, or the pointer when unreadable. */
+/* A char* member: the string (at most max - 1 bytes) quoted, or the
+ * pointer when any of it is unreadable.
+ */
+static void _stp_pp_str(char *buf, unsigned long addr, size_t max,
+			bool user)
+{
+	size_t len = strlen(buf), k;
+	char chunk[STP_PP_CHUNK];
+	unsigned long at = addr;
+	struct stp_pp_q q;
+	long got;
+
+	if (max > MAXSTRINGLEN)
+		max = MAXSTRINGLEN;
+	if (!addr)
+		goto pointer;
+	_stp_pp_q_open(&q, buf + len, MAXSTRINGLEN - len);
+	while (max > 1) {
+		k = min(max, sizeof(chunk));
+		got = user ? _stp_ustrncpy(chunk, at, k) :
+			     _stp_kstrncpy(chunk, at, k);
+		if (got < 0) {
+			buf[len] = '\0';
+			goto pointer;
+		}
+		_stp_pp_q_put(&q, chunk, got);
+		if ((size_t)got < k - 1)
+			break;
+		at += got;
+		max -= got;
+	}
+	_stp_pp_q_close(&q);
+	return;
+pointer:
+	_stp_pp_num(buf, (int64_t)addr, 1);
+}
+
+int _stp_pp_karr(char *buf, unsigned long addr, size_t n)
+{
+	return _stp_pp_arr(buf, addr, n, false);
+}
+
 void _stp_pp_kstr(char *buf, unsigned long addr, size_t max)
 {
-	char s[MAXSTRINGLEN];
-	size_t len = strlen(buf);
-
-	if (max > sizeof(s))
-		max = sizeof(s);
-	if (!addr || _stp_kstrncpy(s, addr, max) < 0) {
-		_stp_pp_num(buf, (int64_t)addr, 1);
-		return;
-	}
-	_stp_pp_quote(buf + len, MAXSTRINGLEN - len, s);
+	_stp_pp_str(buf, addr, max, false);
 }
 
 /* The same two for the user memory of current ($x$ in a uprobe). */
 int _stp_pp_uarr(char *buf, unsigned long addr, size_t n)
 {
-	char s[MAXSTRINGLEN];
-	size_t len = strlen(buf);
-
-	if (n >= sizeof(s))
-		n = sizeof(s) - 1;
-	if (_stp_uread(s, addr, n))
-		return -EFAULT;
-	s[n] = '\0';
-	_stp_pp_quote(buf + len, MAXSTRINGLEN - len, s);
-	return 0;
+	return _stp_pp_arr(buf, addr, n, true);
 }
 
 void _stp_pp_ustr(char *buf, unsigned long addr, size_t max)
 {
-	char s[MAXSTRINGLEN];
-	size_t len = strlen(buf);
-
-	if (max > sizeof(s))
-		max = sizeof(s);
-	if (!addr || _stp_ustrncpy(s, addr, max) < 0) {
-		_stp_pp_num(buf, (int64_t)addr, 1);
-		return;
-	}
-	_stp_pp_quote(buf + len, MAXSTRINGLEN - len, s);
+	_stp_pp_str(buf, addr, max, true);
 }

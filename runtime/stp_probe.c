@@ -8,12 +8,29 @@
 struct context *_stp_contexts[NR_CPUS];
 bool _stp_probe_leave_overloaded;
 
+/* The contexts are as large as MAXNESTING and MAXSTRINGLEN make them
+ * (the translator keeps one under 64 MiB): more than half the memory
+ * for all of them is refused with a message, and the allocation itself
+ * may fail but never warns (a warning is a panic where panic_on_warn
+ * is set) nor wakes the OOM killer.
+ */
 int _stp_context_init(void)
 {
+	u64 need = (u64)sizeof(struct context) * num_possible_cpus();
 	int cpu;
 
+	if (need > ((u64)totalram_pages() << PAGE_SHIFT) / 2) {
+		pr_err("%s: the probe contexts need %llu bytes, more than half "
+		       "the memory (MAXNESTING %d, MAXSTRINGLEN %d)\n",
+		       module_name(THIS_MODULE), need, MAXNESTING,
+		       MAXSTRINGLEN);
+		return -ENOMEM;
+	}
 	for_each_possible_cpu(cpu) {
-		_stp_contexts[cpu] = vzalloc(sizeof(struct context));
+		_stp_contexts[cpu] = __vmalloc(sizeof(struct context),
+					       GFP_KERNEL | __GFP_ZERO |
+					       __GFP_NOWARN |
+					       __GFP_RETRY_MAYFAIL);
 		if (!_stp_contexts[cpu]) {
 			_stp_context_free();
 			return -ENOMEM;

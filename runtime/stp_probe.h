@@ -49,6 +49,7 @@ struct context {
 	char error_buffer[MAXSTRINGLEN];
 	long actionremaining;
 	int nesting;			/* function call depth */
+	unsigned long stack_floor;	/* stp_nesting.h */
 	int next;			/* a function said 'next' */
 	STP_CONTEXT_LOCALS
 };

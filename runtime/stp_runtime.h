@@ -22,5 +22,6 @@
 #include "stp_usym.h"
 #include "stp_task.h"
 #include "stp_probe_inline.h"
+#include "stp_nesting.h"
 
 #endif
