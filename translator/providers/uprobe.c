@@ -217,12 +217,20 @@ struct ucollect {
 	bool many;			/* from a pattern: failures skip */
 };
 
-static struct expr *str_arg(struct arena *a, const struct expr *like,
+/* A string argument for component oc, in place of its own (which a
+ * bare .plt or process does not have: the resolved point names it).
+ */
+static struct expr *str_arg(struct arena *a, const struct pp_comp *oc,
 			    const char *s)
 {
 	struct expr *e = arena_alloc(a, sizeof(*e));
 
-	*e = *like;
+	if (oc->arg) {
+		*e = *oc->arg;
+	} else {
+		e->kind = EX_STR;
+		e->loc = oc->loc;
+	}
 	e->str = arena_strdup(a, s);
 	return e;
 }
@@ -246,13 +254,13 @@ static struct probe_point *push_point(struct ucollect *k, const char *arg,
 
 		*nc = *oc;
 		if (oc == k->pcomp && !k->pid)
-			nc->arg = str_arg(a, oc->arg, k->prog);
+			nc->arg = str_arg(a, oc, k->prog);
 		else if (oc == k->lcomp)
-			nc->arg = str_arg(a, oc->arg, k->lib);
+			nc->arg = str_arg(a, oc, k->lib);
 		else if (oc == k->fcomp && arg)
-			nc->arg = str_arg(a, oc->arg, arg);
+			nc->arg = str_arg(a, oc, arg);
 		else if (oc->functor == intern("provider") && up->provider)
-			nc->arg = str_arg(a, oc->arg, up->provider);
+			nc->arg = str_arg(a, oc, up->provider);
 		vec_push(a, &np->comps, nc);
 	}
 	*copy = *up;
@@ -1167,7 +1175,8 @@ static int bind_sdt_arg(struct prov_ctx *c, struct uprobe *u, struct expr *e)
 	return 0;
 }
 
-static int resolve_untyped(struct prov_ctx *c, struct uprobe *u,
+static int resolve_untyped(struct prov_ctx *c,
+			   const struct derived_probe *dp, struct uprobe *u,
 			   struct expr *e)
 {
 	bool names = !strcmp(e->name, "$$name") ||
@@ -1185,8 +1194,8 @@ static int resolve_untyped(struct prov_ctx *c, struct uprobe *u,
 			   "variables are $arg1..$arg%d, $$name, $$provider",
 			   u->pt.name, e->name, u->nargs);
 	else if (u->pt.kind == UP_PLT)
-		prov_error(c, e->loc, "a .plt probe has no '%s': only $$name",
-			   e->name);
+		prov_error(c, e->loc, "unable to find '%s' at %s "
+			   "(alternatives: $$name)", e->name, dp->name);
 	else
 		prov_error(c, e->loc, "no debuginfo for function '%s' in %s: "
 			   "its context variables need DWARF: " DWARF_ADVICE,
@@ -1299,7 +1308,7 @@ static int up_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 		     (u->pt.kind == UP_FUNC && u->pt.typed);
 
 	if (!typed)
-		return resolve_untyped(c, u, e);
+		return resolve_untyped(c, dp, u, e);
 	if (!strcmp(e->name, "$return"))
 		return c->at_entry ? (prov_error(c, e->loc, "$return has no "
 				      "value at entry"), -1) :
