@@ -384,6 +384,20 @@ static void scoped_cb(const struct usym *s, void *arg)
 	}
 }
 
+/* A function of the symbol table that no DWARF function holds (the C
+ * runtime's _start, _init, frame_dummy; assembler): a pattern covers
+ * it too, untyped.
+ */
+static void symtab_only_cb(const struct usym *s, void *arg)
+{
+	struct ucollect *k = arg;
+	struct kaddr a;
+
+	if (!kdwarf_addr(k->dw, s->addr, &a) && a.has_func)
+		return;
+	sym_cb(s, k);
+}
+
 /* function(PATTERN) and statement(PATTERN) in a file with DWARF. */
 static void dwarf_functions(struct ucollect *k)
 {
@@ -408,8 +422,10 @@ static void dwarf_functions(struct ucollect *k)
 	/* a function without DWARF (assembler, the C runtime) by its
 	 * symbol, untyped
 	 */
-	if (k->out->n == n0 && !k->spec.lines && !k->inl && !k->spec.file &&
-	    !has_wildcard(func)) {
+	if (!k->spec.lines && !k->inl && !k->spec.file && has_wildcard(func))
+		uelf_funcs_matching(k->obj, func, symtab_only_cb, k);
+	else if (k->out->n == n0 && !k->spec.lines && !k->inl &&
+		 !k->spec.file) {
 		const struct usym *s = uelf_func(k->obj, func);
 
 		if (s)
