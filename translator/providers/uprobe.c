@@ -235,6 +235,18 @@ static struct expr *str_arg(struct arena *a, const struct pp_comp *oc,
 	return e;
 }
 
+/* process(PID) for a bare process under -x PID. */
+static struct expr *num_arg(struct arena *a, const struct pp_comp *oc,
+			    int64_t v)
+{
+	struct expr *e = arena_alloc(a, sizeof(*e));
+
+	e->kind = EX_NUM;
+	e->loc = oc->loc;
+	e->num = v;
+	return e;
+}
+
 /* The user's point, with the resolved paths, the concrete function (or
  * marker, PLT entry) text and, for a marker, its provider.
  */
@@ -255,6 +267,8 @@ static struct probe_point *push_point(struct ucollect *k, const char *arg,
 		*nc = *oc;
 		if (oc == k->pcomp && !k->pid)
 			nc->arg = str_arg(a, oc, k->prog);
+		else if (oc == k->pcomp && !oc->arg)
+			nc->arg = num_arg(a, oc, k->pid);
 		else if (oc == k->lcomp)
 			nc->arg = str_arg(a, oc, k->lib);
 		else if (oc == k->fcomp && arg)
@@ -684,20 +698,82 @@ static int find_lib(struct ucollect *k, struct uelf *prog)
 	return -1;
 }
 
+static int expand_place(struct ucollect *k);
+
+/* library("GLOB"): every library of the program's DT_NEEDED whose name
+ * matches, each a branch whose failures are quiet.
+ */
+static int expand_libs(struct ucollect *k, struct uelf *prog)
+{
+	struct prov_ctx quiet = *k->c;
+	struct prov_ctx *c = k->c;
+	const char *glob = k->lcomp->arg->str;
+	const char *const *needed;
+	int i, nn, n = 0;
+	bool many = k->many;
+	struct strbuf seen;
+
+	quiet.quiet = true;
+	k->c = &quiet;
+	k->many = true;
+	sb_init(&seen);
+	nn = uelf_needed(prog, &needed);
+	for (i = 0; i < nn; i++) {
+		char *path;
+		int r;
+
+		if (!glob_match(glob, needed[i]))
+			continue;
+		path = uelf_find_library(prog, needed[i]);
+		sb_printf(&seen, "%s%s%s", seen.buf ? ", " : "", needed[i],
+			  path ? "" : " (not found)");
+		if (!path)
+			continue;
+		k->lib = arena_strdup(c->s->arena, path);
+		free(path);
+		k->obj = user_object(&quiet, k->lcomp->arg->loc, k->lib);
+		r = k->obj ? expand_place(k) : -1;
+		n += r > 0 ? r : 0;
+	}
+	k->c = c;
+	k->many = many;
+	if (!n && !c->optional)
+		prov_error(c, k->lcomp->arg->loc, "no probe point matches in "
+			   "the libraries '%s' of %s (searched: %s)", glob,
+			   k->prog, seen.buf ? seen.buf : "none");
+	sb_free(&seen);
+	if (!n)
+		c->errors++;
+	return n ? n : -1;
+}
+
 /* The points of one program file (a glob of process() may give more). */
 static int expand_file(struct ucollect *k, const char *prog)
 {
 	struct prov_ctx *c = k->c;
-	const struct probe_point *pp = k->pp;
 	struct uelf *u;
 
 	k->prog = prog;
-	u = user_object(c, k->pcomp->arg->loc, prog);
+	u = user_object(c, k->pcomp->arg ? k->pcomp->arg->loc :
+			 k->pcomp->loc, prog);
 	if (!u)
 		return -1;
 	k->obj = u;
+	if (k->lcomp && has_wildcard(k->lcomp->arg->str) &&
+	    !strchr(k->lcomp->arg->str, '/'))
+		return expand_libs(k, u);
 	if (k->lcomp && find_lib(k, u))
 		return -1;
+	return expand_place(k);
+}
+
+/* The place part of the point (function, statement, mark, plt) in the
+ * file k->obj.
+ */
+static int expand_place(struct ucollect *k)
+{
+	const struct probe_point *pp = k->pp;
+
 	if (has_comp(pp, "mark"))
 		return expand_marks(k, comp_str(pp, "mark"));
 	if (has_comp(pp, "plt"))
@@ -766,16 +842,21 @@ static int expand_pid(struct ucollect *k)
 {
 	struct prov_ctx *c = k->c;
 	const struct expr *arg = k->pcomp->arg;
+	struct loc loc = arg ? arg->loc : k->pcomp->loc;
 	char link[64], *path;
 	int rc;
 
-	if (!pp_arg_num(arg, &k->pid) || k->pid <= 0 || k->pid > INT32_MAX) {
-		prov_error(c, arg->loc, "process(%" PRId64 "): not a process "
+	if (!arg)
+		k->pid = c->s->opt.target_pid;
+	else if (!pp_arg_num(arg, &k->pid))
+		k->pid = 0;
+	if (k->pid <= 0 || k->pid > INT32_MAX) {
+		prov_error(c, loc, "process(%" PRId64 "): not a process "
 			   "ID", k->pid);
 		return -1;
 	}
 	if (c->s->opt.vm_kernel) {
-		prov_error(c, arg->loc, "process(%" PRId64 ") names a process "
+		prov_error(c, loc, "process(%" PRId64 ") names a process "
 			   "of this machine, but the probes run in the VM "
 			   "(--vm): name the program, process(\"PATH\")",
 			   k->pid);
@@ -785,12 +866,68 @@ static int expand_pid(struct ucollect *k)
 	path = realpath(link, NULL);
 	if (!path) {
 		if (!c->optional)
-			prov_error(c, arg->loc, "process(%" PRId64 "): %s",
+			prov_error(c, loc, "process(%" PRId64 "): %s",
 				   k->pid, errno == ENOENT ?
 				   "no such process" : strerror(errno));
 		c->errors++;
 		return -1;
 	}
+	rc = expand_file(k, arena_strdup(c->s->arena, path));
+	free(path);
+	return rc;
+}
+
+/* The program of the -c command: its first word, found as a shell
+ * finds it (quotes and backslashes taken off); NULL after reporting.
+ */
+static char *cmd_program(struct prov_ctx *c, struct loc loc)
+{
+	const char *p = c->s->opt.target_cmd;
+	char *word = xmalloc(strlen(p) + 1), *path, *err = NULL;
+	char quote = 0;
+	size_t n = 0;
+
+	p += strspn(p, " \t\n");
+	for (; *p && (quote || !strchr(" \t\n;&|<>()", *p)); p++) {
+		if (quote ? *p == quote : *p == '\'' || *p == '"') {
+			quote = quote ? 0 : *p;
+			continue;
+		}
+		if (*p == '\\' && quote != '\'' && p[1])
+			p++;
+		word[n++] = *p;
+	}
+	word[n] = 0;
+	path = n ? uelf_resolve(word, &err) : NULL;
+	if (!path) {
+		prov_error(c, loc, "the program of the -c command '%s': %s",
+			   c->s->opt.target_cmd, err ? err : "no program");
+		free(err);
+	}
+	free(word);
+	return path;
+}
+
+/* A bare process names the target's program: that of the -c command,
+ * or process(PID) for -x PID.
+ */
+static int expand_target(struct ucollect *k)
+{
+	struct prov_ctx *c = k->c;
+	char *path;
+	int rc;
+
+	if (c->s->opt.target_pid)
+		return expand_pid(k);
+	if (!c->s->opt.target_cmd) {
+		prov_error(c, k->pcomp->loc, "'process' without a PATH or PID "
+			   "names the program of -c CMD or -x PID, and there is "
+			   "neither");
+		return -1;
+	}
+	path = cmd_program(c, k->pcomp->loc);
+	if (!path)
+		return -1;
 	rc = expand_file(k, arena_strdup(c->s->arena, path));
 	free(path);
 	return rc;
@@ -811,6 +948,8 @@ static int up_expand(struct prov_ctx *c, const struct probe_point *pp,
 	k.call = has_comp(pp, "call");
 	k.exported = has_comp(pp, "exported");
 	k.ret = has_comp(pp, "return");
+	if (!k.pcomp->arg)
+		return expand_target(&k);
 	if (k.pcomp->arg->kind != EX_STR)
 		return expand_pid(&k);
 	arg = k.pcomp->arg->str;
@@ -1478,15 +1617,15 @@ static void up_emit_group(struct emitter *em, struct vec *dps)
 		  "\t_stp_uprobes_unregister(stp_uprobes, %d);\n", dps->n);
 }
 
-#define UP_ROOTS "{process(s),process(s).library(s),process(n)," \
-		 "process(n).library(s)}"
+/* A bare process is the target's program (-c, -x). */
+#define UP_ROOTS "{process,process(s),process(n)}{,.library(s)}"
 
 static const char *const up_patterns[] = {
 	UP_ROOTS ".function(s){,.call,.exported,.inline,.return}",
 	UP_ROOTS ".function(n){,.call,.exported,.return}",
 	UP_ROOTS ".statement({s,n})",
-	"{process(s),process(n)}{.mark(s),.provider(s).mark(s)}",
-	"{process(s),process(n)}.plt{,(s)}{,.return}",
+	UP_ROOTS "{.mark(s),.provider(s).mark(s)}",
+	UP_ROOTS ".plt{,(s)}{,.return}",
 	NULL
 };
 
