@@ -306,6 +306,13 @@ static int check_point(struct collect *k)
 	const struct probe_point *pp = k->pp;
 
 	if (!k->dw && needs_dwarf(k)) {
+		/* '?' skips it and '!' goes on to the next point: a
+		 * script written for DWARF still runs on BTF alone
+		 */
+		if (c->optional) {
+			c->errors++;
+			return -1;
+		}
 		if (k->module)
 			prov_error(c, pp->loc, "'%s' needs the debuginfo "
 				   "(DWARF) of module %s, which is not "
@@ -463,6 +470,10 @@ static int addr_expand(struct prov_ctx *c, const struct probe_point *pp,
 		return -1;
 	}
 	if (!target_kernel_wants_dwarf(c->s)) {
+		if (c->optional) {	/* skipped, as in check_point */
+			c->errors++;
+			return -1;
+		}
 		dwarf_error(c, pp, arena_printf(c->s->arena, "'%s'",
 				addr_text(c->s->arena, pp, fc)));
 		return -1;
