@@ -339,6 +339,27 @@ static int check_point(struct collect *k)
 	return 0;
 }
 
+/* A plain function(PATTERN) also probes the inlined copies DWARF
+ * records (each an optional point: one that cannot be probed is
+ * skipped); not .call, .exported, .return, which mean the real
+ * function, nor a line or a statement.
+ */
+static void inlined_copies(struct collect *k)
+{
+	const struct probe_point *pp = k->pp;
+	int n0 = k->out->n;
+
+	if (!k->dw || k->stmt || k->spec.lines ||
+	    pp_comp_of(pp, intern("call")) ||
+	    pp_comp_of(pp, intern("exported")) ||
+	    pp_comp_of(pp, intern("return")))
+		return;
+	kdwarf_inlines(k->dw, k->spec.func, inline_cb, k);
+	/* an exact name found only inlined is still a match */
+	if (k->out->n > n0 && !has_wildcard(k->spec.func))
+		k->many = true;
+}
+
 /* The points of k->spec in the kernel or one module, whose sources
  * k->src and k->dw are.
  */
@@ -366,6 +387,7 @@ static int expand_in(struct collect *k)
 		 */
 		if (exact_exists(k, k->spec.func))
 			push_point(k, k->spec.func);
+		inlined_copies(k);
 		return out->n - n0;
 	}
 	if (has_wildcard(k->spec.func)) {
@@ -375,6 +397,7 @@ static int expand_in(struct collect *k)
 	} else {
 		func_cb(k->spec.func, k);
 	}
+	inlined_copies(k);
 	if (out->n == n0 && !c->optional && !c->quiet && k->spec.lines)
 		prov_error(c, k->fcomp->arg->loc, "no line of '%s' has code",
 			   k->text);
