@@ -25,6 +25,8 @@
 #                      program that needs it ($ORIGIN runpath)
 #   uselib-copy        a copy of uselib (another file: a library probe
 #                      of uselib's must not fire in it)
+#   trace32            trace built for i386 (-m32, static): a 32-bit
+#                      program, probed under the x86-64 kernel
 #   cxx                C++: namespace, class, overloads
 #   usdt               SDT markers with semaphores
 #   recurse            recursion and longjmp, for .return probes that
@@ -90,3 +92,5 @@ $CC -g -O0 -o guru guru.c
 $CC -g -O0 -o live live.c
 $CC -g -O0 -o syscalls syscalls.c
 $CC -g -O0 -o netpair netpair.c
+# i386, static (no 32-bit C library needed where it runs): gcc-multilib
+$CC -m32 -static -g -O0 -o trace32 trace.c

@@ -40,6 +40,7 @@ struct uelf {
 	Elf *elf;
 	struct arena *arena;
 	bool is_library;
+	bool is32;		/* ELFCLASS32 i386 (run under x86-64) */
 	struct useg *segs;
 	size_t nsegs;
 	struct usym *syms;		/* by address */
@@ -626,7 +627,8 @@ static void load_sdt(struct uelf *u)
 	size_t off = 0, next, name_off, desc_off, cap = 0;
 	GElf_Nhdr nh;
 
-	if (!data || sh.sh_type != SHT_NOTE)
+	/* an i386 note holds 4-byte addresses: not read yet */
+	if (!data || sh.sh_type != SHT_NOTE || u->is32)
 		return;
 	while ((next = gelf_getnote(data, off, &nh, &name_off,
 				    &desc_off)) > 0) {
@@ -673,13 +675,34 @@ static int plt_cmp(const void *pa, const void *pb)
 	return c ? c : a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
+/* Relocation i of the PLT's (RELA on x86-64, REL on i386), when it
+ * fills a jump slot.
+ */
+static bool plt_reloc(const struct uelf *u, Elf_Data *data, size_t i,
+		      GElf_Rela *r)
+{
+	GElf_Rel rel;
+
+	if (!u->is32)
+		return gelf_getrela(data, (int)i, r) &&
+		       GELF_R_TYPE(r->r_info) == R_X86_64_JUMP_SLOT;
+	if (!gelf_getrel(data, (int)i, &rel) ||
+	    GELF_R_TYPE(rel.r_info) != R_386_JMP_SLOT)
+		return false;
+	r->r_offset = rel.r_offset;
+	r->r_info = rel.r_info;
+	r->r_addend = 0;
+	return true;
+}
+
 /* Entry i of .rela.plt is slot i of .plt.sec (IBT's second PLT), else
  * slot i + 1 of .plt, whose slot 0 calls the dynamic linker.
  */
 static void load_plt(struct uelf *u)
 {
 	GElf_Shdr rsh, psh, dsh;
-	Elf_Scn *rel = find_section(u->elf, ".rela.plt", &rsh);
+	Elf_Scn *rel = find_section(u->elf, u->is32 ? ".rel.plt" :
+				    ".rela.plt", &rsh);
 	Elf_Scn *dyn;
 	Elf_Data *data, *syms;
 	uint64_t base, slot0 = 0;
@@ -703,8 +726,7 @@ static void load_plt(struct uelf *u)
 		GElf_Sym s;
 		const char *name;
 
-		if (!gelf_getrela(data, (int)i, &r) ||
-		    GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
+		if (!plt_reloc(u, data, i, &r) ||
 		    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &s))
 			continue;
 		name = elf_strptr(u->elf, dsh.sh_link, s.st_name);
@@ -746,8 +768,12 @@ static bool check_header(struct uelf *u, char **err)
 		err_set(err, "'%s' is not an ELF file", u->path);
 		return false;
 	}
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
-		err_set(err, "'%s' is not an x86-64 ELF file", u->path);
+	u->is32 = eh.e_ident[EI_CLASS] == ELFCLASS32 &&
+		  eh.e_machine == EM_386;
+	if (!u->is32 && (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+			 eh.e_machine != EM_X86_64)) {
+		err_set(err, "'%s' is not an x86-64 or i386 ELF file",
+			u->path);
 		return false;
 	}
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
@@ -812,6 +838,11 @@ void uelf_free(struct uelf *u)
 const char *uelf_path(const struct uelf *u)
 {
 	return u->path;
+}
+
+bool uelf_is_32bit(const struct uelf *u)
+{
+	return u->is32;
 }
 
 bool uelf_is_library(const struct uelf *u)

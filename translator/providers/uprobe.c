@@ -66,6 +66,7 @@ struct uprobe {
 	bool ret;
 	bool must;
 	bool at_entry;		/* parameters by the calling convention */
+	bool is32;		/* an i386 file: no context variables yet */
 	struct vec vars;	/* struct uvar *, from DWARF */
 	int nargs;
 	struct sdt_arg *args;
@@ -1056,6 +1057,9 @@ static int up_build(struct prov_ctx *c, struct derived_probe *dp)
 		parse_sdt_args(c, u);
 		return 0;
 	}
+	u->is32 = uelf_is_32bit(obj);
+	if (u->is32)
+		return 0;
 	dw = up->kind == UP_PLT ? NULL :
 	     uelf_dwarf(obj, kbuild_cache_dir(c->s), NULL);
 	if (!dw || (up->kind == UP_FUNC && !up->typed))
@@ -1462,6 +1466,12 @@ static int up_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 	bool typed = u->pt.kind == UP_LINE || u->pt.kind == UP_INLINE ||
 		     (u->pt.kind == UP_FUNC && u->pt.typed);
 
+	if (u->is32 && u->pt.kind != UP_PLT) {
+		prov_error(c, e->loc, "'%s': the context variables of a "
+			   "32-bit (i386) program are not supported yet (%s)",
+			   e->name, u->pt.path);
+		return -1;
+	}
 	if (!typed)
 		return resolve_untyped(c, dp, u, e);
 	if (!strcmp(e->name, "$return"))
@@ -1502,7 +1512,8 @@ static void up_list_vars(const struct derived_probe *dp, struct strbuf *sb)
 			sb_printf(sb, " $arg%d:long", i + 1);
 		return;
 	}
-	if (u->pt.kind == UP_PLT || (u->pt.kind == UP_FUNC && !u->pt.typed))
+	if (u->pt.kind == UP_PLT || u->is32 ||
+	    (u->pt.kind == UP_FUNC && !u->pt.typed))
 		return;
 	if (u->ret && u->pt.sig.ret && u->pt.sig.ret->kind != KT_VOID)
 		sb_printf(sb, " $return:%s", ktype_name(u->pt.sig.ret));
