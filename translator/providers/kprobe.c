@@ -147,6 +147,7 @@ struct collect {
 	const char *module;		/* the module searched */
 	bool modpat;			/* one of module("PATTERN") */
 	bool stmt;
+	bool copies;			/* inlined copies of a plain function */
 	const char *text;		/* the function component's argument */
 };
 
@@ -228,6 +229,12 @@ static void inline_cb(const char *name, const char *caller,
 
 	(void)line;
 	if (!file_matches(k->c->s->arena, k->spec.file, file))
+		return;
+	/* a copy inside the function itself (or its clone) would fire a
+	 * second time on the same call
+	 */
+	if (k->copies && !strncmp(caller, name, strlen(name)) &&
+	    (!caller[strlen(name)] || caller[strlen(name)] == '.'))
 		return;
 	in->caller = arena_strdup(k->c->s->arena, caller);
 	in->offset = offset;
@@ -354,7 +361,9 @@ static void inlined_copies(struct collect *k)
 	    pp_comp_of(pp, intern("exported")) ||
 	    pp_comp_of(pp, intern("return")))
 		return;
+	k->copies = true;
 	kdwarf_inlines(k->dw, k->spec.func, inline_cb, k);
+	k->copies = false;
 	/* an exact name found only inlined is still a match */
 	if (k->out->n > n0 && !has_wildcard(k->spec.func))
 		k->many = true;
@@ -838,7 +847,8 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 
 		k->sym = in->caller;
 		k->offset = in->offset;
-		kdwarf_vars_at(dw, in->caller, in->offset, var_cb, args);
+		kdwarf_inline_vars_at(dw, in->caller, in->offset, sp.func,
+				      var_cb, args);
 		return 0;
 	}
 	if (sp.lines)

@@ -1065,7 +1065,8 @@ static int up_build(struct prov_ctx *c, struct derived_probe *dp)
 	if (!dw || (up->kind == UP_FUNC && !up->typed))
 		return 0;
 	u->at_entry = up->kind == UP_FUNC;
-	kdwarf_vars_at_pc(dw, up->pc, var_cb, args);
+	kdwarf_inline_vars_at_pc(dw, up->pc, up->kind == UP_INLINE ?
+				 up->name : NULL, var_cb, args);
 	return 0;
 }
 
