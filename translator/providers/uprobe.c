@@ -791,6 +791,7 @@ static int expand_globbed(struct ucollect *k, const char *arg)
 {
 	struct prov_ctx quiet = *k->c;
 	struct prov_ctx *c = k->c;
+	struct strbuf skipped;
 	glob_t g;
 	size_t i;
 	int n = 0;
@@ -805,12 +806,21 @@ static int expand_globbed(struct ucollect *k, const char *arg)
 	quiet.quiet = true;
 	k->c = &quiet;
 	k->many = true;
+	sb_init(&skipped);
 	for (i = 0; i < g.gl_pathc; i++) {
-		char *path = uelf_resolve(g.gl_pathv[i], NULL);
+		char *err = NULL, *path = uelf_resolve(g.gl_pathv[i], &err);
+		struct uelf *u = path ? uelf_open(path, &err) : NULL;
 		int r;
 
-		if (!path)
+		/* a file that cannot be probed is named if nothing is */
+		if (!u) {
+			sb_printf(&skipped, "%s%s", skipped.buf ? "; " : "",
+				  err ? err : "?");
+			free(err);
+			free(path);
 			continue;
+		}
+		uelf_free(u);
 		r = expand_file(k, arena_strdup(c->s->arena, path));
 		free(path);
 		n += r > 0 ? r : 0;
@@ -819,7 +829,10 @@ static int expand_globbed(struct ucollect *k, const char *arg)
 	k->c = c;
 	if (!n && !c->optional)
 		prov_error(c, k->pcomp->arg->loc, "no probe point matches in "
-			   "the files of '%s'", arg);
+			   "the files of '%s'%s%s%s", arg, skipped.buf ?
+			   " (not probed: " : "", skipped.buf ? skipped.buf :
+			   "", skipped.buf ? ")" : "");
+	sb_free(&skipped);
 	return n ? n : -1;
 }
 
