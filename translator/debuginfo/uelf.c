@@ -583,18 +583,34 @@ static void load_dynamic(struct uelf *u)
 #define NT_STAPSDT 3
 
 /* One note: pc, base and semaphore addresses, then three strings. */
+/* An address of an SDT note: 4 bytes in an i386 file, else 8. */
+static uint64_t note_addr(const struct uelf *u, const char *p)
+{
+	uint32_t a32;
+	uint64_t a64;
+
+	if (u->is32) {
+		memcpy(&a32, p, sizeof(a32));
+		return a32;
+	}
+	memcpy(&a64, p, sizeof(a64));
+	return a64;
+}
+
 static void add_sdt(struct uelf *u, size_t *cap, const char *desc,
 		    size_t len, int64_t adjust)
 {
 	struct usdt *m;
-	const char *p = desc + 24, *end = desc + len;
+	size_t ws = u->is32 ? 4 : 8;	/* the file's address size */
+	const char *p = desc + 3 * ws, *end = desc + len;
 	const char *strs[3];
 	uint64_t addr[3];
 	int i;
 
-	if (len < 24)
+	if (len < 3 * ws)
 		return;
-	memcpy(addr, desc, sizeof(addr));
+	for (i = 0; i < 3; i++)
+		addr[i] = note_addr(u, desc + (size_t)i * ws);
 	for (i = 0; i < 3; i++) {
 		const char *nul = memchr(p, '\0', (size_t)(end - p));
 
@@ -627,8 +643,7 @@ static void load_sdt(struct uelf *u)
 	size_t off = 0, next, name_off, desc_off, cap = 0;
 	GElf_Nhdr nh;
 
-	/* an i386 note holds 4-byte addresses: not read yet */
-	if (!data || sh.sh_type != SHT_NOTE || u->is32)
+	if (!data || sh.sh_type != SHT_NOTE)
 		return;
 	while ((next = gelf_getnote(data, off, &nh, &name_off,
 				    &desc_off)) > 0) {
@@ -638,9 +653,10 @@ static void load_sdt(struct uelf *u)
 
 		off = next;
 		if (nh.n_type != NT_STAPSDT || nh.n_namesz != 8 ||
-		    memcmp(d + name_off, "stapsdt", 8) || nh.n_descsz < 24)
+		    memcmp(d + name_off, "stapsdt", 8) ||
+		    nh.n_descsz < (u->is32 ? 12 : 24))
 			continue;
-		memcpy(&base, d + desc_off + 8, sizeof(base));
+		base = note_addr(u, d + desc_off + (u->is32 ? 4 : 8));
 		if (has_base && base)
 			adjust = (int64_t)(bsh.sh_addr - base);
 		add_sdt(u, &cap, d + desc_off, nh.n_descsz, adjust);

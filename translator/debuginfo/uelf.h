@@ -38,7 +38,7 @@ const char *uelf_path(const struct uelf *u);
  */
 bool uelf_is_library(const struct uelf *u);
 /* An i386 file (ELFCLASS32), which an x86-64 kernel runs and probes;
- * its context variables are not read yet.
+ * the DWARF variables of its functions are not read yet.
  */
 bool uelf_is_32bit(const struct uelf *u);
 
