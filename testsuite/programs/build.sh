@@ -28,6 +28,7 @@
 #   trace32            trace built for i386 (-m32, static): a 32-bit
 #                      program, probed under the x86-64 kernel
 #   usdt32             usdt built the same way (4-byte SDT notes)
+#   trace-m32          trace32 linked dynamically (the 32-bit C library)
 #   cxx                C++: namespace, class, overloads
 #   usdt               SDT markers with semaphores
 #   recurse            recursion and longjmp, for .return probes that
@@ -95,6 +96,7 @@ $CC -g -O0 -o syscalls syscalls.c
 $CC -g -O0 -o netpair netpair.c
 # i386, static (no 32-bit C library needed where it runs): gcc-multilib
 $CC -m32 -static -g -O0 -o trace32 trace.c
+$CC -m32 -g -O0 -o trace-m32 trace.c
 # sys/sdt.h comes in the 64-bit multiarch directory only: last for -m32
 sdt=$(echo '#include <sys/sdt.h>' | $CC -H -E -xc - 2>&1 >/dev/null |
       sed -n 's|^\.* \(.*\)/sys/sdt\.h$|\1|p' | head -n 1)

@@ -223,6 +223,11 @@ static void library_dirs(struct arena *a, const struct uelf *prog,
 		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
 		"/lib64", "/usr/lib64", "/lib", "/usr/lib",
 	};
+	static const char *const defaults32[] = {
+		"/lib/i386-linux-gnu", "/usr/lib/i386-linux-gnu",
+		"/lib32", "/usr/lib32", "/lib", "/usr/lib",
+	};
+	bool is32 = prog && prog->is32;
 	const char *origin = NULL;
 	size_t i;
 
@@ -239,7 +244,8 @@ static void library_dirs(struct arena *a, const struct uelf *prog,
 		push_list(a, dirs, prog->runpath, origin);
 	push_conf(a, dirs, "/etc/ld.so.conf", 0);
 	for (i = 0; i < ARRAY_SIZE(defaults); i++)
-		push_dir(a, dirs, defaults[i], strlen(defaults[i]));
+		push_dir(a, dirs, is32 ? defaults32[i] : defaults[i],
+			 strlen(is32 ? defaults32[i] : defaults[i]));
 }
 
 static bool is_file(const char *path, bool exec)
@@ -250,9 +256,28 @@ static bool is_file(const char *path, bool exec)
 	       (!exec || !access(path, X_OK));
 }
 
-/* dir/name for the first dir of dirs holding it, canonical; or NULL. */
+/* Whether path is an ELF file of class cls (ELFCLASS32/64), as the
+ * dynamic linker passes over a library of the other word size.
+ */
+static bool elf_class_is(const char *path, int cls)
+{
+	unsigned char id[EI_NIDENT];
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fread(id, 1, sizeof(id), f) == sizeof(id) &&
+	     !memcmp(id, ELFMAG, SELFMAG) && id[EI_CLASS] == cls;
+	fclose(f);
+	return ok;
+}
+
+/* dir/name for the first dir of dirs holding it (of class cls, unless
+ * cls is 0), canonical; or NULL.
+ */
 static char *search_dirs(struct arena *a, const struct vec *dirs,
-			 const char *name, bool exec)
+			 const char *name, bool exec, int cls)
 {
 	int i;
 
@@ -261,7 +286,7 @@ static char *search_dirs(struct arena *a, const struct vec *dirs,
 					     (const char *)dirs->items[i],
 					     name);
 
-		if (is_file(p, exec))
+		if (is_file(p, exec) && (!cls || elf_class_is(p, cls)))
 			return realpath(p, NULL);
 	}
 	return NULL;
@@ -339,11 +364,11 @@ static char *resolve_name(const char *name, char **err)
 			push_dir(a, &dirs, ".", 1);
 		path += n + (path[n] == ':');
 	}
-	r = search_dirs(a, &dirs, name, true);
+	r = search_dirs(a, &dirs, name, true, 0);
 	if (!r) {
 		dirs.n = 0;
 		library_dirs(a, NULL, &dirs);
-		r = search_dirs(a, &dirs, name, false);
+		r = search_dirs(a, &dirs, name, false, 0);
 	}
 	if (!r)
 		err_set(err, "cannot find '%s' in $PATH or the library "
@@ -964,7 +989,7 @@ char *uelf_find_library(const struct uelf *prog, const char *name)
 	struct arena *a;
 	struct vec dirs = { 0 };
 	char *r = NULL;
-	int i;
+	int i, cls = !prog ? 0 : prog->is32 ? ELFCLASS32 : ELFCLASS64;
 
 	if (strchr(name, '/'))
 		return realpath(name, NULL);
@@ -972,9 +997,10 @@ char *uelf_find_library(const struct uelf *prog, const char *name)
 	library_dirs(a, prog, &dirs);
 	for (i = 0; prog && !r && i < prog->nneeded; i++)
 		if (glob_match(name, prog->needed[i]))
-			r = search_dirs(a, &dirs, prog->needed[i], false);
+			r = search_dirs(a, &dirs, prog->needed[i], false,
+					cls);
 	if (!r && !has_wildcard(name))
-		r = search_dirs(a, &dirs, name, false);
+		r = search_dirs(a, &dirs, name, false, cls);
 	arena_free(a);
 	return r;
 }
