@@ -35,6 +35,8 @@ struct kvar {
 struct kinline {
 	const char *caller;
 	unsigned long offset;
+	const char *file;		/* the inlined function's declaration */
+	int line;
 };
 
 /* What pass 3 needs for one probe. */
@@ -47,6 +49,7 @@ struct kfn {
 	int64_t maxactive;		/* 0: the kernel's default */
 	bool typed;			/* kernel./module(): types known */
 	const char *src_name;		/* the type source that lacks it */
+	const char *decl;		/* an inlined copy: "F@FILE:LINE" */
 	bool must;			/* a registration failure is an error */
 	bool at_entry;			/* parameters by the calling convention */
 	bool absolute;			/* .absolute: addr, no symbol */
@@ -227,7 +230,6 @@ static void inline_cb(const char *name, const char *caller,
 	struct kinline *in = arena_alloc(k->c->s->arena, sizeof(*in));
 	struct probe_point *np;
 
-	(void)line;
 	if (!file_matches(k->c->s->arena, k->spec.file, file))
 		return;
 	/* a copy inside the function itself (or its clone) would fire a
@@ -238,6 +240,8 @@ static void inline_cb(const char *name, const char *caller,
 		return;
 	in->caller = arena_strdup(k->c->s->arena, caller);
 	in->offset = offset;
+	in->file = file ? arena_strdup(k->c->s->arena, file) : NULL;
+	in->line = line;
 	np = push_point(k, name);
 	np->prov_data = in;
 	np->optional = true;	/* one copy of many */
@@ -845,6 +849,9 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 		const struct kinline *in = pp->prov_data;
 		void *args[2] = { c, k };
 
+		if (in->file && in->line)
+			k->decl = arena_printf(c->s->arena, "%s@%s:%d",
+					       sp.func, in->file, in->line);
 		k->sym = in->caller;
 		k->offset = in->offset;
 		kdwarf_inline_vars_at(dw, in->caller, in->offset, sp.func,
@@ -1117,6 +1124,15 @@ static const char *kfn_list_name(const struct derived_probe *dp,
 				     k->sym ? k->sym : "");
 	const char *at = k->sym ? strstr(dp->name, q) : NULL;
 
+	if (k->decl) {		/* an inlined copy, by its declaration */
+		q = arena_printf(a, "function(\"%.*s\")",
+				 (int)strcspn(k->decl, "@"), k->decl);
+		at = strstr(dp->name, q);
+		return !at ? dp->name :
+		       arena_printf(a, "%.*sfunction(\"%s\")%s",
+				    (int)(at - dp->name), dp->name, k->decl,
+				    at + strlen(q));
+	}
 	if (!k->at_entry || !k->sig.file || !k->sig.line || !at)
 		return dp->name;
 	return arena_printf(a, "%.*sfunction(\"%s@%s:%d\")%s",
