@@ -17,20 +17,11 @@
  */
 #define DW_ROOTS "{process,process(s),process(n)," \
 		 "process.library(s),process(s).library(s)}"
-/* the roots providers/uprobe.c does not take yet */
-#define DW_OTHER_ROOTS "{process,process.library(s)}"
 
 static const char *const dwarf_patterns[] = {
-	DW_OTHER_ROOTS ".function(s){,.call,.exported,.inline,.return}",
 	DW_ROOTS ".function(s){.return.maxactive(n),.label(s),"
 		".callee(s){,.call,.return},.callees,.callees(n)}",
-	DW_OTHER_ROOTS ".function(n){,.call,.exported,.return}",
-	DW_OTHER_ROOTS ".statement({s,n})",
 	DW_ROOTS ".statement({s,n}).nearest",
-	"process(s).library(s){.mark(s),.provider(s).mark(s),"
-		".plt{,(s)}{,.return}}",
-	"process{.mark(s),.provider(s).mark(s),"
-		".plt{,(s)}{,.return}}",
 	"process(n).statement(n).absolute{,.return}",
 	NULL
 };

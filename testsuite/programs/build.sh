@@ -25,6 +25,10 @@
 #                      program that needs it ($ORIGIN runpath)
 #   uselib-copy        a copy of uselib (another file: a library probe
 #                      of uselib's must not fire in it)
+#   trace32            trace built for i386 (-m32, static): a 32-bit
+#                      program, probed under the x86-64 kernel
+#   usdt32             usdt built the same way (4-byte SDT notes)
+#   trace-m32          trace32 linked dynamically (the 32-bit C library)
 #   cxx                C++: namespace, class, overloads
 #   usdt               SDT markers with semaphores
 #   recurse            recursion and longjmp, for .return probes that
@@ -90,3 +94,10 @@ $CC -g -O0 -o guru guru.c
 $CC -g -O0 -o live live.c
 $CC -g -O0 -o syscalls syscalls.c
 $CC -g -O0 -o netpair netpair.c
+# i386, static (no 32-bit C library needed where it runs): gcc-multilib
+$CC -m32 -static -g -O0 -o trace32 trace.c
+$CC -m32 -g -O0 -o trace-m32 trace.c
+# sys/sdt.h comes in the 64-bit multiarch directory only: last for -m32
+sdt=$(echo '#include <sys/sdt.h>' | $CC -H -E -xc - 2>&1 >/dev/null |
+      sed -n 's|^\.* \(.*\)/sys/sdt\.h$|\1|p' | head -n 1)
+$CC -m32 -static -g -O0 ${sdt:+-idirafter "$sdt"} -o usdt32 usdt.c

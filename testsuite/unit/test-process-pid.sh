@@ -1,7 +1,8 @@
 #!/bin/bash
 # test-process-pid.sh - process(PID) probe points resolve the program of
 # a running process of this machine (/proc/PID/exe) and are limited to
-# that process; a dead PID and --vm are errors.  The probes themselves
+# that process (a bare process under -x PID too); a dead PID and --vm
+# are errors.  The probes themselves
 # run in the VM tests, where host PIDs mean nothing: this checks the
 # translation (stap -l, -p2, -p3).  Prints TAP.
 #
@@ -76,6 +77,11 @@ has "-p3 limits it to the process" ".pid = $pid," -- \
 	"$stap" -p3 -e "probe process($pid).function(\"tick\") { println(\$n) }"
 has "process(PID).begin is limited to it" ".pid = $pid," -- \
 	"$stap" -p3 -e "probe process($pid).begin { println(pid()) }"
+has "a bare process under -x is process(PID)" \
+	"process($pid).function(\"tick@$tmp/waiter.c:3\")" -- \
+	"$stap" -x "$pid" -l 'process.function("tick")'
+has "its probes are limited to the process" ".pid = $pid," -- \
+	"$stap" -x "$pid" -p3 -e 'probe process.plt { println($$name) }'
 has "--vm refuses a PID of this machine" "(--vm): name the program" -- \
 	"$stap" --vm -p2 -e "probe process($pid).function(\"tick\") {}"
 

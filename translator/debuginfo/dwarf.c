@@ -2432,38 +2432,76 @@ static int scope_chain(struct kdwarf *d, Dwarf_Addr pc, Dwarf_Die *chain)
 	return n;
 }
 
+/* How many scopes of chain belong to the inlined instance of inl (the
+ * innermost one), leaving out what is inlined into it and starts at the
+ * same address; all of them when inl is NULL or not there.
+ */
+static int inline_scopes(Dwarf_Die *chain, int n, const char *inl)
+{
+	Dwarf_Die abs;
+	const char *name;
+	int i;
+
+	for (i = n - 1; inl && i > 0; i--) {
+		if (dwarf_tag(&chain[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		abstract_of(&chain[i], &abs);
+		name = dwarf_diename(&abs);
+		if (name && !strcmp(name, inl))
+			return i + 1;
+	}
+	return n;
+}
+
+/* The variables of the scopes holding c->pc, innermost first, up to the
+ * innermost function (or inlined instance of inl).
+ */
+static int vars_of_pc(struct vars_ctx *c, const char *inl)
+{
+	Dwarf_Die *chain = xmalloc(MAX_SCOPES * sizeof(*chain));
+	int i, n;
+
+	n = scope_chain(c->d, c->pc, chain);
+	if (!n) {
+		free(chain);
+		return -ENOENT;
+	}
+	c->fn = &chain[0];
+	for (i = inline_scopes(chain, n, inl) - 1; i >= 0; i--) {
+		if (dwarf_tag(&chain[i]) != DW_TAG_lexical_block) {
+			scope_params(c, &chain[i]);
+			scope_locals(c, &chain[i]);
+			break;
+		}
+		scope_locals(c, &chain[i]);
+	}
+	free(chain);
+	return c->n;
+}
+
 int kdwarf_vars_at(struct kdwarf *d, const char *func, unsigned long offset,
 		   void (*cb)(const char *name, const struct ktype *type,
 			      const struct kloc *loc, bool is_param,
 			      void *arg),
 		   void *arg)
 {
+	return kdwarf_inline_vars_at(d, func, offset, NULL, cb, arg);
+}
+
+int kdwarf_inline_vars_at(struct kdwarf *d, const char *func,
+			  unsigned long offset, const char *inl,
+			  void (*cb)(const char *name,
+				     const struct ktype *type,
+				     const struct kloc *loc, bool is_param,
+				     void *arg),
+			  void *arg)
+{
 	struct vars_ctx c = { d, NULL, 0, cb, arg, 0 };
-	Dwarf_Die *chain;
-	int i, n;
 
 	syms_load(d);
 	if (!func_pc(d, func, offset, &c.pc))
 		return -ENOENT;
-	chain = xmalloc(MAX_SCOPES * sizeof(*chain));
-	n = scope_chain(d, c.pc, chain);
-	if (!n) {
-		free(chain);
-		return -ENOENT;
-	}
-	c.fn = &chain[0];
-	for (i = n - 1; i >= 0; i--) {
-		int tag = dwarf_tag(&chain[i]);
-
-		if (tag != DW_TAG_lexical_block) {
-			scope_params(&c, &chain[i]);
-			scope_locals(&c, &chain[i]);
-			break;
-		}
-		scope_locals(&c, &chain[i]);
-	}
-	free(chain);
-	return c.n;
+	return vars_of_pc(&c, inl);
 }
 
 /* ---------------------------------------------------------- addresses */
@@ -2919,25 +2957,18 @@ int kdwarf_vars_at_pc(struct kdwarf *d, uint64_t pc,
 				 void *arg),
 		      void *arg)
 {
+	return kdwarf_inline_vars_at_pc(d, pc, NULL, cb, arg);
+}
+
+int kdwarf_inline_vars_at_pc(struct kdwarf *d, uint64_t pc, const char *inl,
+			     void (*cb)(const char *name,
+					const struct ktype *type,
+					const struct kloc *loc,
+					bool is_param, void *arg),
+			     void *arg)
+{
 	struct vars_ctx c = { d, NULL, pc, cb, arg, 0 };
-	Dwarf_Die *chain = xmalloc(MAX_SCOPES * sizeof(*chain));
-	int i, n;
 
 	syms_load(d);
-	n = scope_chain(d, pc, chain);
-	if (!n) {
-		free(chain);
-		return -ENOENT;
-	}
-	c.fn = &chain[0];
-	for (i = n - 1; i >= 0; i--) {
-		if (dwarf_tag(&chain[i]) != DW_TAG_lexical_block) {
-			scope_params(&c, &chain[i]);
-			scope_locals(&c, &chain[i]);
-			break;
-		}
-		scope_locals(&c, &chain[i]);
-	}
-	free(chain);
-	return c.n;
+	return vars_of_pc(&c, inl);
 }

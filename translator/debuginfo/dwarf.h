@@ -114,6 +114,16 @@ int kdwarf_vars_at(struct kdwarf *d, const char *func, unsigned long offset,
 			      const struct kloc *loc, bool is_param,
 			      void *arg),
 		   void *arg);
+/* kdwarf_vars_at at the entry of an inlined instance of inl: its own
+ * scope, not that of a function inlined into it at the same address.
+ */
+int kdwarf_inline_vars_at(struct kdwarf *d, const char *func,
+			  unsigned long offset, const char *inl,
+			  void (*cb)(const char *name,
+				     const struct ktype *type,
+				     const struct kloc *loc, bool is_param,
+				     void *arg),
+			  void *arg);
 
 /* An address as kprobes take it: an ELF symbol and an offset from it.
  * The kernel looks the symbol up by name, so a name that several
@@ -197,5 +207,12 @@ int kdwarf_vars_at_pc(struct kdwarf *d, uint64_t pc,
 				 const struct kloc *loc, bool is_param,
 				 void *arg),
 		      void *arg);
+/* kdwarf_inline_vars_at for an address. */
+int kdwarf_inline_vars_at_pc(struct kdwarf *d, uint64_t pc, const char *inl,
+			     void (*cb)(const char *name,
+					const struct ktype *type,
+					const struct kloc *loc,
+					bool is_param, void *arg),
+			     void *arg);
 
 #endif

@@ -40,6 +40,7 @@ struct uelf {
 	Elf *elf;
 	struct arena *arena;
 	bool is_library;
+	bool is32;		/* ELFCLASS32 i386 (run under x86-64) */
 	struct useg *segs;
 	size_t nsegs;
 	struct usym *syms;		/* by address */
@@ -222,6 +223,11 @@ static void library_dirs(struct arena *a, const struct uelf *prog,
 		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
 		"/lib64", "/usr/lib64", "/lib", "/usr/lib",
 	};
+	static const char *const defaults32[] = {
+		"/lib/i386-linux-gnu", "/usr/lib/i386-linux-gnu",
+		"/lib32", "/usr/lib32", "/lib", "/usr/lib",
+	};
+	bool is32 = prog && prog->is32;
 	const char *origin = NULL;
 	size_t i;
 
@@ -238,7 +244,8 @@ static void library_dirs(struct arena *a, const struct uelf *prog,
 		push_list(a, dirs, prog->runpath, origin);
 	push_conf(a, dirs, "/etc/ld.so.conf", 0);
 	for (i = 0; i < ARRAY_SIZE(defaults); i++)
-		push_dir(a, dirs, defaults[i], strlen(defaults[i]));
+		push_dir(a, dirs, is32 ? defaults32[i] : defaults[i],
+			 strlen(is32 ? defaults32[i] : defaults[i]));
 }
 
 static bool is_file(const char *path, bool exec)
@@ -249,9 +256,28 @@ static bool is_file(const char *path, bool exec)
 	       (!exec || !access(path, X_OK));
 }
 
-/* dir/name for the first dir of dirs holding it, canonical; or NULL. */
+/* Whether path is an ELF file of class cls (ELFCLASS32/64), as the
+ * dynamic linker passes over a library of the other word size.
+ */
+static bool elf_class_is(const char *path, int cls)
+{
+	unsigned char id[EI_NIDENT];
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fread(id, 1, sizeof(id), f) == sizeof(id) &&
+	     !memcmp(id, ELFMAG, SELFMAG) && id[EI_CLASS] == cls;
+	fclose(f);
+	return ok;
+}
+
+/* dir/name for the first dir of dirs holding it (of class cls, unless
+ * cls is 0), canonical; or NULL.
+ */
 static char *search_dirs(struct arena *a, const struct vec *dirs,
-			 const char *name, bool exec)
+			 const char *name, bool exec, int cls)
 {
 	int i;
 
@@ -260,7 +286,7 @@ static char *search_dirs(struct arena *a, const struct vec *dirs,
 					     (const char *)dirs->items[i],
 					     name);
 
-		if (is_file(p, exec))
+		if (is_file(p, exec) && (!cls || elf_class_is(p, cls)))
 			return realpath(p, NULL);
 	}
 	return NULL;
@@ -338,11 +364,11 @@ static char *resolve_name(const char *name, char **err)
 			push_dir(a, &dirs, ".", 1);
 		path += n + (path[n] == ':');
 	}
-	r = search_dirs(a, &dirs, name, true);
+	r = search_dirs(a, &dirs, name, true, 0);
 	if (!r) {
 		dirs.n = 0;
 		library_dirs(a, NULL, &dirs);
-		r = search_dirs(a, &dirs, name, false);
+		r = search_dirs(a, &dirs, name, false, 0);
 	}
 	if (!r)
 		err_set(err, "cannot find '%s' in $PATH or the library "
@@ -582,18 +608,34 @@ static void load_dynamic(struct uelf *u)
 #define NT_STAPSDT 3
 
 /* One note: pc, base and semaphore addresses, then three strings. */
+/* An address of an SDT note: 4 bytes in an i386 file, else 8. */
+static uint64_t note_addr(const struct uelf *u, const char *p)
+{
+	uint32_t a32;
+	uint64_t a64;
+
+	if (u->is32) {
+		memcpy(&a32, p, sizeof(a32));
+		return a32;
+	}
+	memcpy(&a64, p, sizeof(a64));
+	return a64;
+}
+
 static void add_sdt(struct uelf *u, size_t *cap, const char *desc,
 		    size_t len, int64_t adjust)
 {
 	struct usdt *m;
-	const char *p = desc + 24, *end = desc + len;
+	size_t ws = u->is32 ? 4 : 8;	/* the file's address size */
+	const char *p = desc + 3 * ws, *end = desc + len;
 	const char *strs[3];
 	uint64_t addr[3];
 	int i;
 
-	if (len < 24)
+	if (len < 3 * ws)
 		return;
-	memcpy(addr, desc, sizeof(addr));
+	for (i = 0; i < 3; i++)
+		addr[i] = note_addr(u, desc + (size_t)i * ws);
 	for (i = 0; i < 3; i++) {
 		const char *nul = memchr(p, '\0', (size_t)(end - p));
 
@@ -636,9 +678,10 @@ static void load_sdt(struct uelf *u)
 
 		off = next;
 		if (nh.n_type != NT_STAPSDT || nh.n_namesz != 8 ||
-		    memcmp(d + name_off, "stapsdt", 8) || nh.n_descsz < 24)
+		    memcmp(d + name_off, "stapsdt", 8) ||
+		    nh.n_descsz < (u->is32 ? 12 : 24))
 			continue;
-		memcpy(&base, d + desc_off + 8, sizeof(base));
+		base = note_addr(u, d + desc_off + (u->is32 ? 4 : 8));
 		if (has_base && base)
 			adjust = (int64_t)(bsh.sh_addr - base);
 		add_sdt(u, &cap, d + desc_off, nh.n_descsz, adjust);
@@ -673,13 +716,34 @@ static int plt_cmp(const void *pa, const void *pb)
 	return c ? c : a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
+/* Relocation i of the PLT's (RELA on x86-64, REL on i386), when it
+ * fills a jump slot.
+ */
+static bool plt_reloc(const struct uelf *u, Elf_Data *data, size_t i,
+		      GElf_Rela *r)
+{
+	GElf_Rel rel;
+
+	if (!u->is32)
+		return gelf_getrela(data, (int)i, r) &&
+		       GELF_R_TYPE(r->r_info) == R_X86_64_JUMP_SLOT;
+	if (!gelf_getrel(data, (int)i, &rel) ||
+	    GELF_R_TYPE(rel.r_info) != R_386_JMP_SLOT)
+		return false;
+	r->r_offset = rel.r_offset;
+	r->r_info = rel.r_info;
+	r->r_addend = 0;
+	return true;
+}
+
 /* Entry i of .rela.plt is slot i of .plt.sec (IBT's second PLT), else
  * slot i + 1 of .plt, whose slot 0 calls the dynamic linker.
  */
 static void load_plt(struct uelf *u)
 {
 	GElf_Shdr rsh, psh, dsh;
-	Elf_Scn *rel = find_section(u->elf, ".rela.plt", &rsh);
+	Elf_Scn *rel = find_section(u->elf, u->is32 ? ".rel.plt" :
+				    ".rela.plt", &rsh);
 	Elf_Scn *dyn;
 	Elf_Data *data, *syms;
 	uint64_t base, slot0 = 0;
@@ -703,8 +767,7 @@ static void load_plt(struct uelf *u)
 		GElf_Sym s;
 		const char *name;
 
-		if (!gelf_getrela(data, (int)i, &r) ||
-		    GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
+		if (!plt_reloc(u, data, i, &r) ||
 		    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &s))
 			continue;
 		name = elf_strptr(u->elf, dsh.sh_link, s.st_name);
@@ -746,8 +809,12 @@ static bool check_header(struct uelf *u, char **err)
 		err_set(err, "'%s' is not an ELF file", u->path);
 		return false;
 	}
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
-		err_set(err, "'%s' is not an x86-64 ELF file", u->path);
+	u->is32 = eh.e_ident[EI_CLASS] == ELFCLASS32 &&
+		  eh.e_machine == EM_386;
+	if (!u->is32 && (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+			 eh.e_machine != EM_X86_64)) {
+		err_set(err, "'%s' is not an x86-64 or i386 ELF file",
+			u->path);
 		return false;
 	}
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
@@ -812,6 +879,11 @@ void uelf_free(struct uelf *u)
 const char *uelf_path(const struct uelf *u)
 {
 	return u->path;
+}
+
+bool uelf_is_32bit(const struct uelf *u)
+{
+	return u->is32;
 }
 
 bool uelf_is_library(const struct uelf *u)
@@ -917,7 +989,7 @@ char *uelf_find_library(const struct uelf *prog, const char *name)
 	struct arena *a;
 	struct vec dirs = { 0 };
 	char *r = NULL;
-	int i;
+	int i, cls = !prog ? 0 : prog->is32 ? ELFCLASS32 : ELFCLASS64;
 
 	if (strchr(name, '/'))
 		return realpath(name, NULL);
@@ -925,9 +997,10 @@ char *uelf_find_library(const struct uelf *prog, const char *name)
 	library_dirs(a, prog, &dirs);
 	for (i = 0; prog && !r && i < prog->nneeded; i++)
 		if (glob_match(name, prog->needed[i]))
-			r = search_dirs(a, &dirs, prog->needed[i], false);
+			r = search_dirs(a, &dirs, prog->needed[i], false,
+					cls);
 	if (!r && !has_wildcard(name))
-		r = search_dirs(a, &dirs, name, false);
+		r = search_dirs(a, &dirs, name, false, cls);
 	arena_free(a);
 	return r;
 }

@@ -26,7 +26,8 @@ struct kdwarf;
 char *uelf_resolve(const char *name, char **err);
 
 /* Open an ELF file (path as uelf_resolve() gives it).  NULL with *err
- * when it is not there or not an ELF program or library of this machine.
+ * when it is not there or not an ELF program or library of this machine
+ * (x86-64, or i386).
  */
 struct uelf *uelf_open(const char *path, char **err);
 void uelf_free(struct uelf *u);
@@ -36,6 +37,10 @@ const char *uelf_path(const struct uelf *u);
  * program (ET_EXEC, or a PIE: ET_DYN with PT_INTERP).
  */
 bool uelf_is_library(const struct uelf *u);
+/* An i386 file (ELFCLASS32), which an x86-64 kernel runs and probes;
+ * the DWARF variables of its functions are not read yet.
+ */
+bool uelf_is_32bit(const struct uelf *u);
 
 /* The file offset of the byte at link-time address vaddr, through the
  * PT_LOAD program headers: what a uprobe is placed at.  0, or -ENOENT

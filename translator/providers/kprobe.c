@@ -35,6 +35,8 @@ struct kvar {
 struct kinline {
 	const char *caller;
 	unsigned long offset;
+	const char *file;		/* the inlined function's declaration */
+	int line;
 };
 
 /* What pass 3 needs for one probe. */
@@ -47,6 +49,7 @@ struct kfn {
 	int64_t maxactive;		/* 0: the kernel's default */
 	bool typed;			/* kernel./module(): types known */
 	const char *src_name;		/* the type source that lacks it */
+	const char *decl;		/* an inlined copy: "F@FILE:LINE" */
 	bool must;			/* a registration failure is an error */
 	bool at_entry;			/* parameters by the calling convention */
 	bool absolute;			/* .absolute: addr, no symbol */
@@ -147,6 +150,7 @@ struct collect {
 	const char *module;		/* the module searched */
 	bool modpat;			/* one of module("PATTERN") */
 	bool stmt;
+	bool copies;			/* inlined copies of a plain function */
 	const char *text;		/* the function component's argument */
 };
 
@@ -226,11 +230,18 @@ static void inline_cb(const char *name, const char *caller,
 	struct kinline *in = arena_alloc(k->c->s->arena, sizeof(*in));
 	struct probe_point *np;
 
-	(void)line;
 	if (!file_matches(k->c->s->arena, k->spec.file, file))
+		return;
+	/* a copy inside the function itself (or its clone) would fire a
+	 * second time on the same call
+	 */
+	if (k->copies && !strncmp(caller, name, strlen(name)) &&
+	    (!caller[strlen(name)] || caller[strlen(name)] == '.'))
 		return;
 	in->caller = arena_strdup(k->c->s->arena, caller);
 	in->offset = offset;
+	in->file = file ? arena_strdup(k->c->s->arena, file) : NULL;
+	in->line = line;
 	np = push_point(k, name);
 	np->prov_data = in;
 	np->optional = true;	/* one copy of many */
@@ -306,6 +317,13 @@ static int check_point(struct collect *k)
 	const struct probe_point *pp = k->pp;
 
 	if (!k->dw && needs_dwarf(k)) {
+		/* '?' skips it and '!' goes on to the next point: a
+		 * script written for DWARF still runs on BTF alone
+		 */
+		if (c->optional) {
+			c->errors++;
+			return -1;
+		}
 		if (k->module)
 			prov_error(c, pp->loc, "'%s' needs the debuginfo "
 				   "(DWARF) of module %s, which is not "
@@ -330,6 +348,29 @@ static int check_point(struct collect *k)
 		return -1;
 	}
 	return 0;
+}
+
+/* A plain function(PATTERN) also probes the inlined copies DWARF
+ * records (each an optional point: one that cannot be probed is
+ * skipped); not .call, .exported, .return, which mean the real
+ * function, nor a line or a statement.
+ */
+static void inlined_copies(struct collect *k)
+{
+	const struct probe_point *pp = k->pp;
+	int n0 = k->out->n;
+
+	if (!k->dw || k->stmt || k->spec.lines ||
+	    pp_comp_of(pp, intern("call")) ||
+	    pp_comp_of(pp, intern("exported")) ||
+	    pp_comp_of(pp, intern("return")))
+		return;
+	k->copies = true;
+	kdwarf_inlines(k->dw, k->spec.func, inline_cb, k);
+	k->copies = false;
+	/* an exact name found only inlined is still a match */
+	if (k->out->n > n0 && !has_wildcard(k->spec.func))
+		k->many = true;
 }
 
 /* The points of k->spec in the kernel or one module, whose sources
@@ -359,6 +400,7 @@ static int expand_in(struct collect *k)
 		 */
 		if (exact_exists(k, k->spec.func))
 			push_point(k, k->spec.func);
+		inlined_copies(k);
 		return out->n - n0;
 	}
 	if (has_wildcard(k->spec.func)) {
@@ -368,6 +410,7 @@ static int expand_in(struct collect *k)
 	} else {
 		func_cb(k->spec.func, k);
 	}
+	inlined_copies(k);
 	if (out->n == n0 && !c->optional && !c->quiet && k->spec.lines)
 		prov_error(c, k->fcomp->arg->loc, "no line of '%s' has code",
 			   k->text);
@@ -463,6 +506,10 @@ static int addr_expand(struct prov_ctx *c, const struct probe_point *pp,
 		return -1;
 	}
 	if (!target_kernel_wants_dwarf(c->s)) {
+		if (c->optional) {	/* skipped, as in check_point */
+			c->errors++;
+			return -1;
+		}
 		dwarf_error(c, pp, arena_printf(c->s->arena, "'%s'",
 				addr_text(c->s->arena, pp, fc)));
 		return -1;
@@ -802,9 +849,13 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 		const struct kinline *in = pp->prov_data;
 		void *args[2] = { c, k };
 
+		if (in->file && in->line)
+			k->decl = arena_printf(c->s->arena, "%s@%s:%d",
+					       sp.func, in->file, in->line);
 		k->sym = in->caller;
 		k->offset = in->offset;
-		kdwarf_vars_at(dw, in->caller, in->offset, var_cb, args);
+		kdwarf_inline_vars_at(dw, in->caller, in->offset, sp.func,
+				      var_cb, args);
 		return 0;
 	}
 	if (sp.lines)
@@ -1073,6 +1124,15 @@ static const char *kfn_list_name(const struct derived_probe *dp,
 				     k->sym ? k->sym : "");
 	const char *at = k->sym ? strstr(dp->name, q) : NULL;
 
+	if (k->decl) {		/* an inlined copy, by its declaration */
+		q = arena_printf(a, "function(\"%.*s\")",
+				 (int)strcspn(k->decl, "@"), k->decl);
+		at = strstr(dp->name, q);
+		return !at ? dp->name :
+		       arena_printf(a, "%.*sfunction(\"%s\")%s",
+				    (int)(at - dp->name), dp->name, k->decl,
+				    at + strlen(q));
+	}
 	if (!k->at_entry || !k->sig.file || !k->sig.line || !at)
 		return dp->name;
 	return arena_printf(a, "%.*sfunction(\"%s@%s:%d\")%s",

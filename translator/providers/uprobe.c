@@ -66,6 +66,7 @@ struct uprobe {
 	bool ret;
 	bool must;
 	bool at_entry;		/* parameters by the calling convention */
+	bool is32;		/* an i386 file: no context variables yet */
 	struct vec vars;	/* struct uvar *, from DWARF */
 	int nargs;
 	struct sdt_arg *args;
@@ -217,13 +218,33 @@ struct ucollect {
 	bool many;			/* from a pattern: failures skip */
 };
 
-static struct expr *str_arg(struct arena *a, const struct expr *like,
+/* A string argument for component oc, in place of its own (which a
+ * bare .plt or process does not have: the resolved point names it).
+ */
+static struct expr *str_arg(struct arena *a, const struct pp_comp *oc,
 			    const char *s)
 {
 	struct expr *e = arena_alloc(a, sizeof(*e));
 
-	*e = *like;
+	if (oc->arg) {
+		*e = *oc->arg;
+	} else {
+		e->kind = EX_STR;
+		e->loc = oc->loc;
+	}
 	e->str = arena_strdup(a, s);
+	return e;
+}
+
+/* process(PID) for a bare process under -x PID. */
+static struct expr *num_arg(struct arena *a, const struct pp_comp *oc,
+			    int64_t v)
+{
+	struct expr *e = arena_alloc(a, sizeof(*e));
+
+	e->kind = EX_NUM;
+	e->loc = oc->loc;
+	e->num = v;
 	return e;
 }
 
@@ -246,13 +267,15 @@ static struct probe_point *push_point(struct ucollect *k, const char *arg,
 
 		*nc = *oc;
 		if (oc == k->pcomp && !k->pid)
-			nc->arg = str_arg(a, oc->arg, k->prog);
+			nc->arg = str_arg(a, oc, k->prog);
+		else if (oc == k->pcomp && !oc->arg)
+			nc->arg = num_arg(a, oc, k->pid);
 		else if (oc == k->lcomp)
-			nc->arg = str_arg(a, oc->arg, k->lib);
+			nc->arg = str_arg(a, oc, k->lib);
 		else if (oc == k->fcomp && arg)
-			nc->arg = str_arg(a, oc->arg, arg);
+			nc->arg = str_arg(a, oc, arg);
 		else if (oc->functor == intern("provider") && up->provider)
-			nc->arg = str_arg(a, oc->arg, up->provider);
+			nc->arg = str_arg(a, oc, up->provider);
 		vec_push(a, &np->comps, nc);
 	}
 	*copy = *up;
@@ -376,6 +399,20 @@ static void scoped_cb(const struct usym *s, void *arg)
 	}
 }
 
+/* A function of the symbol table that no DWARF function holds (the C
+ * runtime's _start, _init, frame_dummy; assembler): a pattern covers
+ * it too, untyped.
+ */
+static void symtab_only_cb(const struct usym *s, void *arg)
+{
+	struct ucollect *k = arg;
+	struct kaddr a;
+
+	if (!kdwarf_addr(k->dw, s->addr, &a) && a.has_func)
+		return;
+	sym_cb(s, k);
+}
+
 /* function(PATTERN) and statement(PATTERN) in a file with DWARF. */
 static void dwarf_functions(struct ucollect *k)
 {
@@ -400,8 +437,10 @@ static void dwarf_functions(struct ucollect *k)
 	/* a function without DWARF (assembler, the C runtime) by its
 	 * symbol, untyped
 	 */
-	if (k->out->n == n0 && !k->spec.lines && !k->inl && !k->spec.file &&
-	    !has_wildcard(func)) {
+	if (!k->spec.lines && !k->inl && !k->spec.file && has_wildcard(func))
+		uelf_funcs_matching(k->obj, func, symtab_only_cb, k);
+	else if (k->out->n == n0 && !k->spec.lines && !k->inl &&
+		 !k->spec.file) {
 		const struct usym *s = uelf_func(k->obj, func);
 
 		if (s)
@@ -660,20 +699,82 @@ static int find_lib(struct ucollect *k, struct uelf *prog)
 	return -1;
 }
 
+static int expand_place(struct ucollect *k);
+
+/* library("GLOB"): every library of the program's DT_NEEDED whose name
+ * matches, each a branch whose failures are quiet.
+ */
+static int expand_libs(struct ucollect *k, struct uelf *prog)
+{
+	struct prov_ctx quiet = *k->c;
+	struct prov_ctx *c = k->c;
+	const char *glob = k->lcomp->arg->str;
+	const char *const *needed;
+	int i, nn, n = 0;
+	bool many = k->many;
+	struct strbuf seen;
+
+	quiet.quiet = true;
+	k->c = &quiet;
+	k->many = true;
+	sb_init(&seen);
+	nn = uelf_needed(prog, &needed);
+	for (i = 0; i < nn; i++) {
+		char *path;
+		int r;
+
+		if (!glob_match(glob, needed[i]))
+			continue;
+		path = uelf_find_library(prog, needed[i]);
+		sb_printf(&seen, "%s%s%s", seen.buf ? ", " : "", needed[i],
+			  path ? "" : " (not found)");
+		if (!path)
+			continue;
+		k->lib = arena_strdup(c->s->arena, path);
+		free(path);
+		k->obj = user_object(&quiet, k->lcomp->arg->loc, k->lib);
+		r = k->obj ? expand_place(k) : -1;
+		n += r > 0 ? r : 0;
+	}
+	k->c = c;
+	k->many = many;
+	if (!n && !c->optional)
+		prov_error(c, k->lcomp->arg->loc, "no probe point matches in "
+			   "the libraries '%s' of %s (searched: %s)", glob,
+			   k->prog, seen.buf ? seen.buf : "none");
+	sb_free(&seen);
+	if (!n)
+		c->errors++;
+	return n ? n : -1;
+}
+
 /* The points of one program file (a glob of process() may give more). */
 static int expand_file(struct ucollect *k, const char *prog)
 {
 	struct prov_ctx *c = k->c;
-	const struct probe_point *pp = k->pp;
 	struct uelf *u;
 
 	k->prog = prog;
-	u = user_object(c, k->pcomp->arg->loc, prog);
+	u = user_object(c, k->pcomp->arg ? k->pcomp->arg->loc :
+			 k->pcomp->loc, prog);
 	if (!u)
 		return -1;
 	k->obj = u;
+	if (k->lcomp && has_wildcard(k->lcomp->arg->str) &&
+	    !strchr(k->lcomp->arg->str, '/'))
+		return expand_libs(k, u);
 	if (k->lcomp && find_lib(k, u))
 		return -1;
+	return expand_place(k);
+}
+
+/* The place part of the point (function, statement, mark, plt) in the
+ * file k->obj.
+ */
+static int expand_place(struct ucollect *k)
+{
+	const struct probe_point *pp = k->pp;
+
 	if (has_comp(pp, "mark"))
 		return expand_marks(k, comp_str(pp, "mark"));
 	if (has_comp(pp, "plt"))
@@ -690,6 +791,7 @@ static int expand_globbed(struct ucollect *k, const char *arg)
 {
 	struct prov_ctx quiet = *k->c;
 	struct prov_ctx *c = k->c;
+	struct strbuf skipped;
 	glob_t g;
 	size_t i;
 	int n = 0;
@@ -704,12 +806,21 @@ static int expand_globbed(struct ucollect *k, const char *arg)
 	quiet.quiet = true;
 	k->c = &quiet;
 	k->many = true;
+	sb_init(&skipped);
 	for (i = 0; i < g.gl_pathc; i++) {
-		char *path = uelf_resolve(g.gl_pathv[i], NULL);
+		char *err = NULL, *path = uelf_resolve(g.gl_pathv[i], &err);
+		struct uelf *u = path ? uelf_open(path, &err) : NULL;
 		int r;
 
-		if (!path)
+		/* a file that cannot be probed is named if nothing is */
+		if (!u) {
+			sb_printf(&skipped, "%s%s", skipped.buf ? "; " : "",
+				  err ? err : "?");
+			free(err);
+			free(path);
 			continue;
+		}
+		uelf_free(u);
 		r = expand_file(k, arena_strdup(c->s->arena, path));
 		free(path);
 		n += r > 0 ? r : 0;
@@ -718,7 +829,10 @@ static int expand_globbed(struct ucollect *k, const char *arg)
 	k->c = c;
 	if (!n && !c->optional)
 		prov_error(c, k->pcomp->arg->loc, "no probe point matches in "
-			   "the files of '%s'", arg);
+			   "the files of '%s'%s%s%s", arg, skipped.buf ?
+			   " (not probed: " : "", skipped.buf ? skipped.buf :
+			   "", skipped.buf ? ")" : "");
+	sb_free(&skipped);
 	return n ? n : -1;
 }
 
@@ -742,16 +856,21 @@ static int expand_pid(struct ucollect *k)
 {
 	struct prov_ctx *c = k->c;
 	const struct expr *arg = k->pcomp->arg;
+	struct loc loc = arg ? arg->loc : k->pcomp->loc;
 	char link[64], *path;
 	int rc;
 
-	if (!pp_arg_num(arg, &k->pid) || k->pid <= 0 || k->pid > INT32_MAX) {
-		prov_error(c, arg->loc, "process(%" PRId64 "): not a process "
+	if (!arg)
+		k->pid = c->s->opt.target_pid;
+	else if (!pp_arg_num(arg, &k->pid))
+		k->pid = 0;
+	if (k->pid <= 0 || k->pid > INT32_MAX) {
+		prov_error(c, loc, "process(%" PRId64 "): not a process "
 			   "ID", k->pid);
 		return -1;
 	}
 	if (c->s->opt.vm_kernel) {
-		prov_error(c, arg->loc, "process(%" PRId64 ") names a process "
+		prov_error(c, loc, "process(%" PRId64 ") names a process "
 			   "of this machine, but the probes run in the VM "
 			   "(--vm): name the program, process(\"PATH\")",
 			   k->pid);
@@ -761,12 +880,68 @@ static int expand_pid(struct ucollect *k)
 	path = realpath(link, NULL);
 	if (!path) {
 		if (!c->optional)
-			prov_error(c, arg->loc, "process(%" PRId64 "): %s",
+			prov_error(c, loc, "process(%" PRId64 "): %s",
 				   k->pid, errno == ENOENT ?
 				   "no such process" : strerror(errno));
 		c->errors++;
 		return -1;
 	}
+	rc = expand_file(k, arena_strdup(c->s->arena, path));
+	free(path);
+	return rc;
+}
+
+/* The program of the -c command: its first word, found as a shell
+ * finds it (quotes and backslashes taken off); NULL after reporting.
+ */
+static char *cmd_program(struct prov_ctx *c, struct loc loc)
+{
+	const char *p = c->s->opt.target_cmd;
+	char *word = xmalloc(strlen(p) + 1), *path, *err = NULL;
+	char quote = 0;
+	size_t n = 0;
+
+	p += strspn(p, " \t\n");
+	for (; *p && (quote || !strchr(" \t\n;&|<>()", *p)); p++) {
+		if (quote ? *p == quote : *p == '\'' || *p == '"') {
+			quote = quote ? 0 : *p;
+			continue;
+		}
+		if (*p == '\\' && quote != '\'' && p[1])
+			p++;
+		word[n++] = *p;
+	}
+	word[n] = 0;
+	path = n ? uelf_resolve(word, &err) : NULL;
+	if (!path) {
+		prov_error(c, loc, "the program of the -c command '%s': %s",
+			   c->s->opt.target_cmd, err ? err : "no program");
+		free(err);
+	}
+	free(word);
+	return path;
+}
+
+/* A bare process names the target's program: that of the -c command,
+ * or process(PID) for -x PID.
+ */
+static int expand_target(struct ucollect *k)
+{
+	struct prov_ctx *c = k->c;
+	char *path;
+	int rc;
+
+	if (c->s->opt.target_pid)
+		return expand_pid(k);
+	if (!c->s->opt.target_cmd) {
+		prov_error(c, k->pcomp->loc, "'process' without a PATH or PID "
+			   "names the program of -c CMD or -x PID, and there is "
+			   "neither");
+		return -1;
+	}
+	path = cmd_program(c, k->pcomp->loc);
+	if (!path)
+		return -1;
 	rc = expand_file(k, arena_strdup(c->s->arena, path));
 	free(path);
 	return rc;
@@ -787,6 +962,8 @@ static int up_expand(struct prov_ctx *c, const struct probe_point *pp,
 	k.call = has_comp(pp, "call");
 	k.exported = has_comp(pp, "exported");
 	k.ret = has_comp(pp, "return");
+	if (!k.pcomp->arg)
+		return expand_target(&k);
 	if (k.pcomp->arg->kind != EX_STR)
 		return expand_pid(&k);
 	arg = k.pcomp->arg->str;
@@ -893,12 +1070,16 @@ static int up_build(struct prov_ctx *c, struct derived_probe *dp)
 		parse_sdt_args(c, u);
 		return 0;
 	}
+	u->is32 = uelf_is_32bit(obj);
+	if (u->is32)
+		return 0;
 	dw = up->kind == UP_PLT ? NULL :
 	     uelf_dwarf(obj, kbuild_cache_dir(c->s), NULL);
 	if (!dw || (up->kind == UP_FUNC && !up->typed))
 		return 0;
 	u->at_entry = up->kind == UP_FUNC;
-	kdwarf_vars_at_pc(dw, up->pc, var_cb, args);
+	kdwarf_inline_vars_at_pc(dw, up->pc, up->kind == UP_INLINE ?
+				 up->name : NULL, var_cb, args);
 	return 0;
 }
 
@@ -1167,7 +1348,8 @@ static int bind_sdt_arg(struct prov_ctx *c, struct uprobe *u, struct expr *e)
 	return 0;
 }
 
-static int resolve_untyped(struct prov_ctx *c, struct uprobe *u,
+static int resolve_untyped(struct prov_ctx *c,
+			   const struct derived_probe *dp, struct uprobe *u,
 			   struct expr *e)
 {
 	bool names = !strcmp(e->name, "$$name") ||
@@ -1185,8 +1367,8 @@ static int resolve_untyped(struct prov_ctx *c, struct uprobe *u,
 			   "variables are $arg1..$arg%d, $$name, $$provider",
 			   u->pt.name, e->name, u->nargs);
 	else if (u->pt.kind == UP_PLT)
-		prov_error(c, e->loc, "a .plt probe has no '%s': only $$name",
-			   e->name);
+		prov_error(c, e->loc, "unable to find '%s' at %s "
+			   "(alternatives: $$name)", e->name, dp->name);
 	else
 		prov_error(c, e->loc, "no debuginfo for function '%s' in %s: "
 			   "its context variables need DWARF: " DWARF_ADVICE,
@@ -1298,8 +1480,14 @@ static int up_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 	bool typed = u->pt.kind == UP_LINE || u->pt.kind == UP_INLINE ||
 		     (u->pt.kind == UP_FUNC && u->pt.typed);
 
+	if (u->is32 && u->pt.kind != UP_PLT) {
+		prov_error(c, e->loc, "'%s': the context variables of a "
+			   "32-bit (i386) program are not supported yet (%s)",
+			   e->name, u->pt.path);
+		return -1;
+	}
 	if (!typed)
-		return resolve_untyped(c, u, e);
+		return resolve_untyped(c, dp, u, e);
 	if (!strcmp(e->name, "$return"))
 		return c->at_entry ? (prov_error(c, e->loc, "$return has no "
 				      "value at entry"), -1) :
@@ -1338,7 +1526,8 @@ static void up_list_vars(const struct derived_probe *dp, struct strbuf *sb)
 			sb_printf(sb, " $arg%d:long", i + 1);
 		return;
 	}
-	if (u->pt.kind == UP_PLT || (u->pt.kind == UP_FUNC && !u->pt.typed))
+	if (u->pt.kind == UP_PLT || u->is32 ||
+	    (u->pt.kind == UP_FUNC && !u->pt.typed))
 		return;
 	if (u->ret && u->pt.sig.ret && u->pt.sig.ret->kind != KT_VOID)
 		sb_printf(sb, " $return:%s", ktype_name(u->pt.sig.ret));
@@ -1453,15 +1642,15 @@ static void up_emit_group(struct emitter *em, struct vec *dps)
 		  "\t_stp_uprobes_unregister(stp_uprobes, %d);\n", dps->n);
 }
 
-#define UP_ROOTS "{process(s),process(s).library(s),process(n)," \
-		 "process(n).library(s)}"
+/* A bare process is the target's program (-c, -x). */
+#define UP_ROOTS "{process,process(s),process(n)}{,.library(s)}"
 
 static const char *const up_patterns[] = {
 	UP_ROOTS ".function(s){,.call,.exported,.inline,.return}",
 	UP_ROOTS ".function(n){,.call,.exported,.return}",
 	UP_ROOTS ".statement({s,n})",
-	"{process(s),process(n)}{.mark(s),.provider(s).mark(s)}",
-	"{process(s),process(n)}.plt{,(s)}{,.return}",
+	UP_ROOTS "{.mark(s),.provider(s).mark(s)}",
+	UP_ROOTS ".plt{,(s)}{,.return}",
 	NULL
 };
 
