@@ -94,6 +94,17 @@ check_health()
 	fi
 	kill -0 "$workload" 2>/dev/null ||
 		echo "the workload is gone" >>/tmp/health
+	# what a run left must not spoil the next ones: a staprun that
+	# outlived its driver, then its module
+	for p in $(pidof staprun); do
+		echo "staprun left running: $(tr '\0' ' ' </proc/"$p"/cmdline)" \
+			>>/tmp/health
+		kill -9 "$p"
+		sleep 1
+	done
+	for m in $(sed -n 's/^\(t_[a-z0-9_]*\) .*/\1/p' /proc/modules); do
+		rmmod "$m" 2>/dev/null
+	done
 }
 
 # t NAME SECS CMD...: one run, stdout and stderr apart, with a time
