@@ -549,8 +549,10 @@ check_one()
 		cp "$r.actual" "$keep/$kver/$name.actual"
 	fi
 	if [ -f "$r.loaded" ]; then
-		echo "the module was still loaded after staprun ended" \
-		     >"$r.diff"
+		{
+			echo "the module was still loaded after staprun ended"
+			[ -s "$r.health" ] && cat "$r.health"
+		} >"$r.diff"
 		tap_result notok "$lab (module left loaded)" "$r.diff"
 	elif [ -s "$r.health" ]; then
 		{
