@@ -6,7 +6,7 @@ mkfifo /tmp/ks.fifo
 staprun "$@" >/tmp/ks.out 2>/tmp/ks.err &
 pid=$!
 i=0
-while ! grep -q '^armed$' /tmp/ks.out && [ $i -lt 100 ]; do
+while ! grep -qs '^armed$' /tmp/ks.out && [ $i -lt 100 ]; do
 	sleep 0.2
 	i=$((i + 1))
 done

@@ -3,7 +3,7 @@
 staprun "$@" >/tmp/a.out 2>/tmp/a.err &
 a=$!
 i=0
-while ! grep -q '^ready$' /tmp/a.out && [ $i -lt 100 ]; do
+while ! grep -qs '^ready$' /tmp/a.out && [ $i -lt 100 ]; do
 	sleep 0.2
 	i=$((i + 1))
 done

@@ -23,7 +23,7 @@ round()
 	fi
 	( sleep 20; kill -9 $pid 2>/dev/null ) &
 	dog=$!
-	wait $pid
+	wait $pid 2>/dev/null
 	st=$?
 	kill $dog 2>/dev/null
 	wait $dog 2>/dev/null
