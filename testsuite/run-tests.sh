@@ -130,6 +130,10 @@ kernel_tests()
 	# scripts run end to end with exact expected output
 	component run env STAP="$STAP" STAPRUN="$STAPRUN" bash \
 		"$TAPIR_SRCDIR/testsuite/run/check-run.sh"
+	# the never-crash suite: hostile scripts and sessions under a
+	# workload, the guest's health checked after each
+	component hostile env STAP="$STAP" STAPRUN="$STAPRUN" bash \
+		"$TAPIR_SRCDIR/testsuite/hostile/check.sh"
 }
 
 unit_tests

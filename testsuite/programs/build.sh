@@ -40,6 +40,8 @@
 #   syscalls           a fixed series of system calls (syscall tapset)
 #   netpair            a fixed TCP and UDP exchange over loopback (the
 #                      socket, tcp, udp and netdev tapsets)
+#   forker             a probed function in forked, killed and exec'ing
+#                      children (testsuite/hostile)
 
 set -eu
 
@@ -53,7 +55,7 @@ CC=${CC:-gcc}
 CXX=${CXX:-g++}
 mkdir -p "$out"
 for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c \
-	 stacks.c guru.c syscalls.c netpair.c live.c; do
+	 stacks.c guru.c syscalls.c netpair.c live.c forker.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
@@ -101,3 +103,4 @@ $CC -m32 -g -O0 -o trace-m32 trace.c
 sdt=$(echo '#include <sys/sdt.h>' | $CC -H -E -xc - 2>&1 >/dev/null |
       sed -n 's|^\.* \(.*\)/sys/sdt\.h$|\1|p' | head -n 1)
 $CC -m32 -static -g -O0 ${sdt:+-idirafter "$sdt"} -o usdt32 usdt.c
+$CC -g -O0 -o forker forker.c

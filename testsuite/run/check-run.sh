@@ -16,10 +16,17 @@ vmdir=$top/testsuite/vm
 usage()
 {
 	cat <<EOF
-usage: $prog [-k KVER]... [-j N] [-t SECS] [-o DIR] [-C] [-v] [TEST...]
-       $prog -p PASS [-v] [TEST...]
-  -k KVER  a kernel release to test (repeatable); default: the 6.1 and
-           6.12 releases in /lib/modules, both required
+usage: $prog [-d DIR] [-H] [-k KVER]... [-j N] [-t SECS] [-o DIR] [-C] [-v]
+       [TEST...]
+       $prog [-d DIR] -p PASS [-v] [TEST...]
+  -d DIR   the tests are DIR/NAME.stp (default: this script's directory);
+           the closing line is named after DIR
+  -H       hostile mode (testsuite/hostile): a read/write workload runs
+           in the guest during the runs, and after each run the guest
+           must be alive, with nothing new in dmesg that shows a kernel
+           problem, no kprobe and no t_* module left
+  -k KVER  a kernel release to test (repeatable); default: the kernels
+           of testsuite/lib.sh (default_kernels), all of them required
   -j N     module builds run in parallel (default 2)
   -t SECS  default time limit of one staprun run in the VM (default 20)
   -o DIR   keep each test's actual result in DIR/KVER/NAME.actual
@@ -27,7 +34,7 @@ usage: $prog [-k KVER]... [-j N] [-t SECS] [-o DIR] [-C] [-v] [TEST...]
            ~/.cache/tapir-check-run): rebuild every module
   -p PASS  only run stap -pPASS (1-3) on each test: no kernel, no VM
   -v       show build logs, the VM console and every result
-  TEST     a test name or shell glob (default: every NAME.stp here)
+  TEST     a test name or shell glob (default: every NAME.stp of DIR)
 Environment: STAP and STAPRUN name the binaries (default: the build
 tree, ./stap or build/stap, ./staprun or build/staprun).
 EOF
@@ -35,6 +42,8 @@ EOF
 }
 
 kvers=()
+cases=$here
+hostile=
 jobs=2
 limit=20
 pass=
@@ -85,22 +94,16 @@ find_binary()
 	echo "$1"
 }
 
-# kernel_in FAMILY: the newest FAMILY.* release with headers.
-kernel_in()
-{
-	local d
-	for d in /lib/modules/"$1".*; do
-		[ -d "$d" ] && echo "${d##*/}"
-	done | grep -E "^$1\.[0-9]" | grep -v -e '-rt-' -e '-cloud-' |
-		sort -V | tail -n 1
-}
-
-# label KVER: "6.1" for 6.1.0-56-amd64, as the test points name it.
+# label KVER: "6.1" for 6.1.0-56-amd64, "6.12-rt" for a PREEMPT_RT
+# 6.12 kernel, as the test points name it.
 label()
 {
-	local a=${1%%-*}
+	local a=${1%%-*} rt=
 	local major=${a%%.*} rest=${a#*.}
-	echo "$major.${rest%%.*}"
+	case $1 in
+	*-rt-*) rt=-rt ;;
+	esac
+	echo "$major.${rest%%.*}$rt"
 }
 
 # need WHAT: one missing prerequisite, with what to do about it.
@@ -109,11 +112,21 @@ need()
 	missing+=("$*")
 }
 
+# need_family FAMILY: no kernel of FAMILY (testsuite/lib.sh
+# default_kernels) is installed.
+need_family()
+{
+	local pkg=linux-image-amd64
+	[ "$1" = 6.1 ] || pkg=linux-image-$1-amd64
+	need "a $1 kernel with headers (apt-get install $pkg" \
+	     "${pkg/image/headers})"
+}
+
 # Lists in $missing every prerequisite that is not there (for -p, only
 # stap), choosing the kernels first unless -k named them.
 check_prerequisites()
 {
-	local tool k fam pkg
+	local tool k
 	missing=()
 	[ -x "$stap" ] ||
 		need "stap: '$stap' is not executable (build it, or set STAP)"
@@ -127,19 +140,7 @@ check_prerequisites()
 		command -v "${tool%%:*}" >/dev/null ||
 			need "${tool%%:*} (apt-get install ${tool#*:})"
 	done
-	if [ ${#kvers[@]} -eq 0 ]; then
-		for fam in 6.1 6.12; do
-			k=$(kernel_in "$fam")
-			pkg=linux-image-amd64
-			[ "$fam" = 6.1 ] || pkg=linux-image-$fam-amd64
-			if [ -n "$k" ]; then
-				kvers+=("$k")
-			else
-				need "a $fam kernel with headers (apt-get" \
-				     "install $pkg ${pkg/image/headers})"
-			fi
-		done
-	fi
+	default_kernels need_family
 	for k in ${kvers[@]+"${kvers[@]}"}; do
 		[ -r "/boot/vmlinuz-$k" ] ||
 			need "/boot/vmlinuz-$k (apt-get install linux-image-$k)"
@@ -194,7 +195,7 @@ setup_args()
 	local cmd out more=()
 	cmd=$(header setup "$2")
 	[ -n "$cmd" ] || return 0
-	if ! out=$(cd "$here" && KVER=$1 PROGRAMS=$programs \
+	if ! out=$(cd "$cases" && KVER=$1 PROGRAMS=$programs \
 		   bash -e -c "$cmd" 2>"$3.err"); then
 		{
 			echo "setup for $1 failed: $cmd"
@@ -268,7 +269,7 @@ kernel_hash()
 build_one()
 {
 	local k=$1 name=$2 bdir=$tmp/$1/build/$2 key cdir rc
-	local script=$here/$2.stp
+	local script=$cases/$2.stp
 
 	local types dbg=no
 	mkdir -p "$bdir"
@@ -365,8 +366,8 @@ stage_kmod()
 stage_run_line()
 {
 	local name=$1 t a kmod kfile words after
-	kmod=$(header kmod "$here/$name.stp")
-	kfile=$(header kmod-file "$here/$name.stp")
+	kmod=$(header kmod "$cases/$name.stp")
+	kfile=$(header kmod-file "$cases/$name.stp")
 	if [ -n "$kmod" ]; then
 		split_words words "$kmod"
 		stage_kmod "$stage" "${words[0]}"
@@ -377,15 +378,24 @@ stage_run_line()
 		printf '\n'
 	fi
 	[ -n "$kfile" ] && stage_kmod "$stage" "$kfile"
-	after=$(header after "$here/$name.stp")
+	after=$(header after "$cases/$name.stp")
 	if [ -n "$after" ]; then
 		after=${after//@PROGRAMS@/$programs}
 		printf 'a %s\n' "$(shell_quote "$after")"
 	fi
-	split_words args "$(header args "$here/$name.stp")"
+	split_words args "$(header args "$cases/$name.stp")"
 	staprun_args
-	t=$(header timeout "$here/$name.stp")
-	printf 't %s %s staprun' "$name" "${t:-$limit}"
+	t=$(header timeout "$cases/$name.stp")
+	t=${t:-$limit}
+	stage_secs=$((stage_secs + t))
+	# NAME.sh, when there is one, runs instead of staprun: a driver for
+	# what one staprun cannot show (signals, two sessions, closed output)
+	if [ -f "$cases/$name.sh" ]; then
+		cp "$cases/$name.sh" "$stage/$name.sh"
+		printf 't %s %s sh ./%s.sh' "$name" "$t" "$name"
+	else
+		printf 't %s %s staprun' "$name" "$t"
+	fi
 	for a in ${sr_opts[@]+"${sr_opts[@]}"} "t_$name.ko" \
 		 ${sr_vars[@]+"${sr_vars[@]}"}; do
 		printf ' %s' "$(shell_quote "$a")"
@@ -403,8 +413,10 @@ stage()
 	local dir=$1 name stage=$1/tests/stap-run
 	shift
 	mkdir -p "$stage"
+	stage_secs=0
 	{
 		cat "$here/vm-run.sh"
+		[ -n "$hostile" ] && echo 'hostile'
 		for name in "$@"; do
 			cp "$tmp/$kver/build/$name/t_$name.ko" "$stage/"
 			stage_run_line "$name"
@@ -412,6 +424,7 @@ stage()
 		echo 'finish'
 	} >"$stage/run"
 	chmod +x "$stage/run"
+	echo "$stage_secs" >"$dir/secs"
 }
 
 # program_files: -f options putting the test programs (the executables
@@ -441,6 +454,7 @@ boot()
 	# Boot, then every test at its limit at worst: the VM's own time
 	# limits only stop a hung kernel.
 	secs=$((120 + $2 * 5))
+	[ -n "$hostile" ] && secs=$((120 + $(cat "$d/secs")))
 	: >"$d/results"
 	"$vmdir/run-vm.sh" -k "$kver" -i "$d/initrd" -T stap-run \
 		-u "$secs" -t $((secs + 60)) -l "$d/console.log" \
@@ -461,7 +475,8 @@ split_results()
 			print $3 > (dir "/" name ".status"); next }
 		$1 == "@@run@@" && $2 == "loaded" {
 			print "1" > (dir "/" name ".loaded"); next }
-		$1 == "@@run@@" && ($2 == "stdout" || $2 == "stderr") {
+		$1 == "@@run@@" && ($2 == "stdout" || $2 == "stderr" ||
+				    $2 == "health") {
 			sec = $2
 			printf "" > (dir "/" name "." sec ".b64")
 			next }
@@ -505,7 +520,7 @@ normalise()
 check_one()
 {
 	local name=$1 lab r=$tmp/$kver/res/$1
-	local script=$here/$1.stp expect=$here/$1.expect
+	local script=$cases/$1.stp expect=$cases/$1.expect
 	lab="$(label "$kver")/$name"
 
 	# not for this kernel (no debuginfo): dwarf_coverage checks that
@@ -534,9 +549,23 @@ check_one()
 		cp "$r.actual" "$keep/$kver/$name.actual"
 	fi
 	if [ -f "$r.loaded" ]; then
-		echo "the module was still loaded after staprun ended" \
-		     >"$r.diff"
+		{
+			echo "the module was still loaded after staprun ended"
+			[ -s "$r.health" ] && cat "$r.health"
+		} >"$r.diff"
 		tap_result notok "$lab (module left loaded)" "$r.diff"
+	elif [ -s "$r.health" ]; then
+		{
+			echo "the guest after the run:"
+			cat "$r.health"
+			if ! cmp -s "$expect" "$r.actual"; then
+				echo "and the result differs:"
+				diff -u --label "$name.expect" --label actual \
+					"$expect" "$r.actual"
+			fi
+		} >"$r.diff"
+		tap_result notok "$lab (guest unhealthy after the run)" \
+			   "$r.diff"
 	elif [ ! -f "$expect" ]; then
 		tap_result notok "$lab (no $name.expect)" "$r.actual"
 	elif cmp -s "$expect" "$r.actual"; then
@@ -619,7 +648,7 @@ run_kernel()
 	local name a b t0=$SECONDS appends=("") group seen
 	nboot=1
 	for name in "${tests[@]}"; do
-		a=$(header boot "$here/$name.stp")
+		a=$(header boot "$cases/$name.stp")
 		seen=
 		for b in "${appends[@]}"; do
 			[ "$a" = "$b" ] && seen=1
@@ -632,7 +661,7 @@ run_kernel()
 			case $(cat "$tmp/$kver/build/$name/status") in
 			failed | na) continue ;;
 			esac
-			[ "$(header boot "$here/$name.stp")" = "$a" ] &&
+			[ "$(header boot "$cases/$name.stp")" = "$a" ] &&
 				group+=("$name")
 		done
 		[ ${#group[@]} -gt 0 ] && run_group "$a" "${group[@]}"
@@ -645,14 +674,14 @@ translate_only()
 {
 	local name rc
 	for name in "${tests[@]}"; do
-		split_words args "$(header args "$here/$name.stp")"
-		split_words sargs "$(header script-args "$here/$name.stp")"
-		if ! setup_args "$(uname -r)" "$here/$name.stp" \
+		split_words args "$(header args "$cases/$name.stp")"
+		split_words sargs "$(header script-args "$cases/$name.stp")"
+		if ! setup_args "$(uname -r)" "$cases/$name.stp" \
 		     "$tmp/$name.log"; then
 			tap_result notok "p$pass/$name" "$tmp/$name.log"
 			continue
 		fi
-		(cd "$here" && exec timeout 60 "$stap" -p"$pass" \
+		(cd "$cases" && exec timeout 60 "$stap" -p"$pass" \
 			${args[@]+"${args[@]}"} "$name.stp" \
 			${sargs[@]+"${sargs[@]}"} </dev/null >/dev/null \
 			2>"$tmp/$name.err")
@@ -672,11 +701,12 @@ select_tests()
 {
 	local name
 	tests=()
-	for name in "$here"/*.stp; do
+	for name in "$cases"/*.stp; do
 		name=${name##*/}
 		name=${name%.stp}
 		selected "$name" && tests+=("$name")
 	done
+	with_tests
 	for name in ${tests[@]+"${tests[@]}"}; do
 		if ! [[ $name =~ ^[a-z0-9_]{1,50}$ ]]; then
 			echo "$prog: '$name': test names are [a-z0-9_]{1,50}" \
@@ -684,6 +714,27 @@ select_tests()
 			exit 2
 		fi
 	done
+}
+
+# with_tests: the tests that a selected test names in "# with: NAME..."
+# (its driver runs their modules too) are selected as well, in name
+# order.
+with_tests()
+{
+	local name w more=() all
+	for name in ${tests[@]+"${tests[@]}"}; do
+		for w in $(header with "$cases/$name.stp"); do
+			[ -f "$cases/$w.stp" ] || {
+				echo "$prog: $name: '# with: $w': no $w.stp" >&2
+				exit 2
+			}
+			selected "$w" || more+=("$w")
+		done
+	done
+	[ ${#more[@]} -gt 0 ] || return 0
+	mapfile -t all < <(printf '%s\n' "${tests[@]}" "${more[@]}" |
+			   LC_ALL=C sort -u)
+	tests=("${all[@]}")
 }
 
 # Keep the host out of the modules: no rc file, no caller settings;
@@ -702,8 +753,10 @@ setup_env()
 parse_options()
 {
 	local opt
-	while getopts 'k:j:t:o:p:Cvh' opt; do
+	while getopts 'd:Hk:j:t:o:p:Cvh' opt; do
 		case $opt in
+		d) cases=$OPTARG ;;
+		H) hostile=1 ;;
 		k) kvers+=("$OPTARG") ;;
 		j) jobs=$OPTARG ;;
 		t) limit=$OPTARG ;;
@@ -724,6 +777,8 @@ parse_options()
 	*) usage ;;
 	esac
 	[ -z "$keep" ] || keep=$(mkdir -p "$keep" && cd "$keep" && pwd)
+	cases=$(cd "$cases" && pwd) || usage
+	suite=${cases##*/}
 	return 0
 }
 
@@ -741,12 +796,12 @@ main()
 		for item in "${missing[@]}"; do
 			tap_result notok "prerequisite: $item"
 		done
-		tap_finish run
+		tap_finish "$suite"
 	fi
 	select_tests
 	if [ ${#tests[@]} -eq 0 ]; then
 		tap_result notok "no test matches: ${patterns[*]}"
-		tap_finish run
+		tap_finish "$suite"
 	fi
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/tapir-check-run.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
@@ -757,7 +812,7 @@ main()
 	setup_env
 	if [ -n "$pass" ]; then
 		translate_only
-		tap_finish run
+		tap_finish "$suite"
 	fi
 	echo "# staprun: $staprun"
 	cp "$staprun" "$tmp/bin/staprun" && staprun=$tmp/bin/staprun
@@ -790,7 +845,7 @@ main()
 	done
 	dwarf_coverage
 	echo "# total: $SECONDS s"
-	tap_finish run
+	tap_finish "$suite"
 }
 
 # A "types: dwarf" test that no kernel could run (no -dbg package
@@ -799,7 +854,7 @@ dwarf_coverage()
 {
 	local name k ran
 	for name in "${tests[@]}"; do
-		[ "$(header types "$here/$name.stp")" = dwarf ] || continue
+		[ "$(header types "$cases/$name.stp")" = dwarf ] || continue
 		ran=
 		for k in "${kvers[@]}"; do
 			[ "$(cat "$tmp/$k/build/$name/status")" = na ] || ran=1

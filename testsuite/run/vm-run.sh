@@ -13,6 +13,7 @@
 
 chan=/dev/ttyS1
 after=
+health=
 
 # The port must pass bytes as they are (no CR before LF, no echo).
 if ! stty -F "$chan" raw -echo -onlcr 2>/tmp/stty.err; then
@@ -50,6 +51,62 @@ a()
 	after=$1
 }
 
+# hostile: the mode of testsuite/hostile.  A read/write workload runs in
+# the background from here on (vfs_read and vfs_write are hot on both
+# CPUs), and after each run check_health reports what is wrong with the
+# guest.  What dmesg held before is the boot's, not a run's.
+hostile()
+{
+	health=1
+	(
+		while :; do
+			dd if=/dev/zero of=/tmp/workload bs=4k count=64 \
+				2>/dev/null
+			cat /tmp/workload /proc/self/status >/dev/null
+		done
+	) </dev/null >/dev/null 2>&1 &
+	workload=$!
+	dmesg -c >/dev/null
+	cat /sys/kernel/debug/kprobes/list >/tmp/kprobes.base 2>/dev/null
+}
+
+# check_health: what is wrong with the guest after a run, one line each,
+# into /tmp/health (empty: nothing): a kernel problem in the messages
+# since the last check, a kprobe or a t_* module left, damage taint
+# bits, a guest that cannot start a process or lost its workload.
+check_health()
+{
+	: >/tmp/health
+	dmesg -c >/tmp/dmesg 2>/dev/null
+	grep -E 'BUG|Oops|WARNING|[Ll]ockup|LOCKUP|stall|blocked for more than|Call Trace|general protection|Unable to handle|double fault|UBSAN|KASAN|kfence' \
+		/tmp/dmesg | head -n 20 | sed 's/^/dmesg: /' >>/tmp/health
+	cat /sys/kernel/debug/kprobes/list >/tmp/kprobes 2>/dev/null
+	grep -v -x -F -f /tmp/kprobes.base /tmp/kprobes | head -n 10 |
+		sed 's/^/kprobe left: /' >>/tmp/health
+	grep '^t_' /proc/modules | sed 's/^/module left: /' >>/tmp/health
+	read -r taint </proc/sys/kernel/tainted
+	# machine check, bad page, died, warning, soft lockup
+	if [ $((taint & 0x42b0)) -ne 0 ]; then
+		echo "kernel tainted $taint" >>/tmp/health
+	fi
+	if [ "$(echo alive | timeout 10 cat)" != alive ]; then
+		echo "the guest cannot run a process" >>/tmp/health
+	fi
+	kill -0 "$workload" 2>/dev/null ||
+		echo "the workload is gone" >>/tmp/health
+	# what a run left must not spoil the next ones: a staprun that
+	# outlived its driver, then its module
+	for p in $(pidof staprun); do
+		echo "staprun left running: $(tr '\0' ' ' </proc/"$p"/cmdline)" \
+			>>/tmp/health
+		kill -9 "$p"
+		sleep 1
+	done
+	for m in $(sed -n 's/^\(t_[a-z0-9_]*\) .*/\1/p' /proc/modules); do
+		rmmod "$m" 2>/dev/null
+	done
+}
+
 # t NAME SECS CMD...: one run, stdout and stderr apart, with a time
 # limit; a module still loaded afterwards is reported and removed so
 # that it cannot disturb the next runs.
@@ -76,6 +133,7 @@ t()
 			2>>/tmp/err
 		after=
 	fi
+	[ -n "$health" ] && check_health
 	# Closing the port waits until the block has left it, so nothing
 	# is lost when the VM powers off after the last run.
 	{
@@ -86,6 +144,10 @@ t()
 		base64 /tmp/out
 		echo "@@run@@ stderr"
 		base64 /tmp/err
+		if [ -n "$health" ]; then
+			echo "@@run@@ health"
+			base64 /tmp/health
+		fi
 		echo "@@run@@ end $name"
 	} >"$chan"
 }
