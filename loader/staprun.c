@@ -27,7 +27,7 @@
 #define MODULE_NAME_MAX 55
 #define BUFFER_MB_MAX 4095
 
-static const char optstring[] = "+vVwu::c:x:t:N:o:bs:S:DT:LAdRr:C:M:F:h";
+static const char optstring[] = "vVwu::c:x:t:N:o:bs:S:DT:LAdRr:C:M:F:h";
 static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },

@@ -127,6 +127,19 @@ fi
 expect 1 "attaching to modules $notyet" "-A needs no module file" \
 	-- -A some_mod
 
+# GNU-style parsing: options may follow the module and its arguments;
+# after "--" every word is a module argument.
+expect 1 "-s: '0' is not a number" "an option after the module is parsed" \
+	-- foo a=1 -s 0
+expect 1 "module argument b=2" "options after the module keep the arguments" \
+	-- "$tmp/good_mod.ko" a=1 -v b=2
+expect 1 "module good_mod" "-v after the module path names it" \
+	-- "$tmp/good_mod.ko" a=1 -v
+expect 1 "bad module argument '-v'" "after -- an option is a module argument" \
+	-- "$tmp/good_mod.ko" a=1 -- -v
+expect 1 "exclude each other" "-c after the module is checked with -x" \
+	-- -x 1 "$tmp/good_mod.ko" -c ls
+
 # The same paths under valgrind: no memory error, no leak of any kind.
 vg_run()
 {
@@ -162,6 +175,7 @@ vg_run "failing insert with -c" -c true -T 5 "$tmp/text_mod.ko"
 vg_run "unsupported -S" -o out -S 1,2 "$tmp/good_mod.ko"
 vg_run "delete all" -d '*'
 vg_run "delete one" -d no_such_mod
+vg_run "options after the module" "$tmp/good_mod.ko" a=1 -v -s 2 b=2
 
 echo "1..$n"
 [ "$failed" = 0 ]
