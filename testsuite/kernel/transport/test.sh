@@ -155,6 +155,11 @@ check "-c CMD: target() is the command, the run ends with it" \
 	eval '[ $rc = 0 ] && [ -n "$tpid" ] && [ "$tpid" != 0 ] &&
 	      has_out "child=$tpid" && grep -q "^end ticks=" $T/c.out'
 
+sr cbad -c 'no_such_command_here x' $KO mode=forever
+check "-c with a command that cannot run: message, status 1, unloaded" \
+	eval '[ $rc = 1 ] && has_err "cannot run '"'no_such_command_here'"'" &&
+	      ! has_out "begin target=" && unloaded'
+
 t0=$(now)
 sr T -T 2 $KO mode=forever
 t1=$(now)
