@@ -4,6 +4,9 @@
 #define _GNU_SOURCE
 #include "modload.h"
 
+#include "../runtime/msg.h"
+
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -107,6 +110,11 @@ static const char *insert_hint(int err)
 	}
 }
 
+static int finit(int fd, const char *params)
+{
+	return syscall(SYS_finit_module, fd, params, 0) < 0 ? -errno : 0;
+}
+
 int modload_insert(const struct staprun_options *o)
 {
 	struct params p = { 0 };
@@ -126,11 +134,20 @@ int modload_insert(const struct staprun_options *o)
 	if (o->verbose)
 		fprintf(stderr, "staprun: inserting %s with '%s'\n",
 			o->module_path, p.s);
-	if (syscall(SYS_finit_module, fd, p.s, 0) < 0) {
-		err = errno;
+	err = -finit(fd, p.s);
+	/* A module of that name that no staprun reads any more (its
+	 * staprun was killed) is stopped already: it makes way.
+	 */
+	if (err == EEXIST && modload_orphaned(o->module_name) == 0 &&
+	    modload_remove(o->module_name, o->verbose) == 0)
+		err = -finit(fd, p.s);
+	if (err == EEXIST && modload_orphaned(o->module_name) == -EBUSY)
+		fprintf(stderr, "staprun: couldn't insert module '%s': a "
+			"module of that name is loaded and a staprun is "
+			"attached to it\n", o->module_path);
+	else if (err)
 		fprintf(stderr, "staprun: couldn't insert module '%s': %s%s\n",
 			o->module_path, strerror(err), insert_hint(err));
-	}
 out:
 	free(p.s);
 	close(fd);
@@ -157,18 +174,139 @@ int modload_remove(const char *name, int verbose)
 	return -err;
 }
 
-int modload_debugfs(void)
+/* DEBUGFS/systemtap/NAME/.cmd; false when the name does not fit. */
+static bool ctl_path(char *buf, size_t size, const char *name)
+{
+	int n = snprintf(buf, size, "%s/%s/%s/%s", DEBUGFS_PATH,
+			 STP_DEBUGFS_DIR, name, STP_CTL_NAME);
+
+	return n > 0 && (size_t)n < size;
+}
+
+int modload_orphaned(const char *name)
+{
+	char path[4096];
+	int fd;
+
+	if (modload_debugfs_quiet() || !ctl_path(path, sizeof(path), name))
+		return -ENOENT;
+	/* The module lets one opener at a time have its control file:
+	 * who gets it is the only reader, and closing it again leaves
+	 * the module stopped (it stops itself when its reader goes).
+	 */
+	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* Whether /proc/modules lists NAME (no debugfs needed to know). */
+static bool module_loaded(const char *name)
+{
+	size_t n = strlen(name);
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/modules", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, name, n) && line[n] == ' ';
+	fclose(f);
+	return found;
+}
+
+/* -d NAME: what can be said when NAME cannot be removed. */
+static int delete_one(const char *name, int verbose)
+{
+	int err;
+
+	if (!module_loaded(name)) {
+		fprintf(stderr, "staprun: no module %s is loaded\n", name);
+		return -ENOENT;
+	}
+	err = modload_orphaned(name);
+	if (err == -EBUSY) {
+		fprintf(stderr, "staprun: module %s is in use by a running "
+			"staprun; stop that one instead\n", name);
+		return err;
+	}
+	if (err == -ENOENT) {
+		fprintf(stderr, "staprun: module %s is not a tapir module: "
+			"not removing it\n", name);
+		return err;
+	}
+	if (err) {
+		fprintf(stderr, "staprun: cannot check module %s: %s\n", name,
+			strerror(-err));
+		return err;
+	}
+	return modload_remove(name, verbose);
+}
+
+/* -d '*': every tapir module that no staprun reads. */
+static int delete_all(int verbose)
+{
+	char dir[512];
+	struct dirent *e;
+	DIR *d;
+	int err = 0;
+
+	/* No module at all (or a kernel without them): nothing to do,
+	 * and no reason to mount anything.
+	 */
+	if (access("/proc/modules", F_OK) < 0)
+		return 0;
+	if (modload_debugfs())
+		return -ENODEV;
+	snprintf(dir, sizeof(dir), "%s/%s", DEBUGFS_PATH, STP_DEBUGFS_DIR);
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (modload_orphaned(e->d_name) == -EBUSY) {
+			if (verbose)
+				fprintf(stderr, "staprun: leaving %s to the "
+					"staprun attached to it\n",
+					e->d_name);
+			continue;
+		}
+		if (delete_one(e->d_name, verbose))
+			err = -EIO;
+	}
+	closedir(d);
+	return err;
+}
+
+int modload_delete(const char *name, int verbose)
+{
+	if (!strcmp(name, "*"))
+		return delete_all(verbose);
+	if (module_loaded(name) && modload_debugfs())
+		return -ENODEV;
+	return delete_one(name, verbose);
+}
+
+int modload_debugfs_quiet(void)
 {
 	struct statfs st;
-	int err;
 
 	if (statfs(DEBUGFS_PATH, &st) == 0 &&
 	    (unsigned long)st.f_type == DEBUGFS_MAGIC_NUMBER)
 		return 0;
-	if (mount("debugfs", DEBUGFS_PATH, "debugfs", 0, NULL) == 0)
-		return 0;
-	err = errno;
-	fprintf(stderr, "staprun: debugfs is not mounted on %s and could "
-		"not be: %s\n", DEBUGFS_PATH, strerror(err));
-	return -err;
+	return mount("debugfs", DEBUGFS_PATH, "debugfs", 0, NULL) ? -errno :
+								      0;
+}
+
+int modload_debugfs(void)
+{
+	int err = modload_debugfs_quiet();
+
+	if (err)
+		fprintf(stderr, "staprun: debugfs is not mounted on %s and "
+			"could not be: %s\n", DEBUGFS_PATH, strerror(-err));
+	return err;
 }

@@ -14,6 +14,17 @@ int modload_insert(const struct staprun_options *o);
  * 0 or -errno, the message printed.
  */
 int modload_remove(const char *name, int verbose);
+/* Whether NAME is a tapir module that nobody reads: 0 when it is (it is
+ * stopped, or stops now: see doc/safety.md), -EBUSY when a staprun is
+ * attached to it, -ENOENT when no tapir module of that name is loaded.
+ */
+int modload_orphaned(const char *name);
+/* staprun -d NAME, or '*' for every tapir module that nobody reads.
+ * 0 or -errno, the message printed.
+ */
+int modload_delete(const char *name, int verbose);
+/* Mount debugfs on /sys/kernel/debug unless it is there; 0 or -errno. */
+int modload_debugfs_quiet(void);
 /* Mount debugfs on /sys/kernel/debug unless it is there.  0 or -errno,
  * the message printed.
  */

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <wordexp.h>
 
 /* relay announces only full sub-buffers: a partly filled one is read
  * after at most this long.
@@ -90,6 +91,31 @@ static void child_signals(const struct run *r)
 	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 }
 
+/* -c CMD, in the child: CMD's own words when it needs no shell, so that
+ * target() is the command and execname() its name; /bin/sh -c CMD for
+ * what only a shell can do (operators, redirections, substitutions,
+ * shell variables), as SystemTap decides.  wordexp() runs here, after
+ * the fork, so that $$ is the command's pid, as it is for a shell.
+ */
+static void exec_command(const char *cmd)
+{
+	wordexp_t w;
+
+	if (wordexp(cmd, &w, WRDE_NOCMD | WRDE_UNDEF) == 0) {
+		if (w.we_wordc > 0) {
+			execvp(w.we_wordv[0], w.we_wordv);
+			fprintf(stderr, "staprun: cannot run '%s': %s\n",
+				w.we_wordv[0], strerror(errno));
+			wordfree(&w);
+			_exit(127);
+		}
+		wordfree(&w);
+	}
+	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	fprintf(stderr, "staprun: cannot run /bin/sh: %s\n", strerror(errno));
+	_exit(127);
+}
+
 /* The command is held at its first instruction, after exec, until the
  * probes are armed: target() is its pid, and no probe sees staprun's
  * child before it became the command.  Where ptrace is not allowed it
@@ -109,10 +135,7 @@ static int target_start(struct run *r)
 		child_signals(r);
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
 			raise(SIGSTOP);
-		execl("/bin/sh", "sh", "-c", r->o->target_cmd, (char *)NULL);
-		fprintf(stderr, "staprun: cannot run /bin/sh: %s\n",
-			strerror(errno));
-		_exit(127);
+		exec_command(r->o->target_cmd);
 	}
 	while (waitpid(pid, &st, WUNTRACED) < 0 && errno == EINTR)
 		;

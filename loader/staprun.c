@@ -3,6 +3,7 @@
  * check, before run.c takes the module through its life.
  */
 #include "staprun.h"
+#include "modload.h"
 #include "run.h"
 
 #include <errno.h>
@@ -26,7 +27,7 @@
 #define MODULE_NAME_MAX 55
 #define BUFFER_MB_MAX 4095
 
-static const char optstring[] = "+vVwu::c:x:t:N:o:bs:S:DT:LAdRr:C:M:F:h";
+static const char optstring[] = "vVwu::c:x:t:N:o:bs:S:DT:LAdRr:C:M:F:h";
 static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -543,6 +544,9 @@ static int run(struct staprun_options *o)
 			action_text[o->action]);
 		return 1;
 	}
+	if (o->action == STAPRUN_DELETE)
+		return modload_delete(o->module_name ? o->module_name : "*",
+				      o->verbose) ? 1 : 0;
 	if (o->action != STAPRUN_LOAD) {
 		fprintf(stderr, "staprun: %s is not implemented in this "
 			"version\n", action_text[o->action]);

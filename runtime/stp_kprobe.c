@@ -4,6 +4,8 @@
  * the module comes, and unregisters it when the module goes).
  */
 
+#include <linux/sched/signal.h>
+
 /* "ext4:ext4_foo": the length of the module part, 0 for the kernel's. */
 static size_t _stp_kprobe_modlen(const struct stp_kprobe *k)
 {
@@ -142,6 +144,12 @@ static int _stp_kprobe_register_table(struct stp_kprobe *k, int n)
 	int i, rc, ok = 0, pending = 0, first_rc = 0;
 
 	for (i = 0; i < n; i++) {
+		/* START runs in staprun's write(): a staprun killed
+		 * meanwhile would only have the whole table unregistered
+		 * again, so a long registration stops here.
+		 */
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		rc = _stp_kprobe_register_one(&k[i]);
 		if (!rc) {
 			k[i].registered = true;

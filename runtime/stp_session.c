@@ -4,6 +4,7 @@
  * closing report.
  */
 #include <linux/atomic.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/workqueue.h>
@@ -26,6 +27,7 @@ static bool _stp_sess_ended;		/* probes are disarmed, end has run */
 static bool _stp_sess_stopped;		/* the stop sequence has run */
 static bool _stp_sess_failed;		/* the run ended in error */
 static atomic_t _stp_sess_skip_told = ATOMIC_INIT(0);
+static bool _stp_sess_orphaned;		/* its reader closed the channel */
 
 /* What the work item has to do, bits of _stp_sess_todo.  START and the
  * end probes of EXIT run in staprun's own context (its write() of the
@@ -40,6 +42,33 @@ enum {
 
 static unsigned long _stp_sess_todo;
 static DEFINE_MUTEX(_stp_sess_mutex);
+
+/* /sys/module/MODULE/parameters/_stp_state: where the session is, and
+ * whether a staprun reads it ("stopped, orphaned" after staprun died:
+ * no probe is armed; staprun -d MODULE removes it).
+ */
+static int _stp_sess_state_get(char *buf, const struct kernel_param *kp)
+{
+	static const char *const names[] = {
+		[STAP_SESSION_STARTING] = "starting",
+		[STAP_SESSION_RUNNING] = "running",
+		[STAP_SESSION_ERROR] = "error",
+		[STAP_SESSION_STOPPING] = "stopping",
+		[STAP_SESSION_STOPPED] = "stopped",
+	};
+	int s = _stp_session_get_state();
+
+	return sysfs_emit(buf, "%s%s\n", s >= 0 && s < (int)ARRAY_SIZE(names) ?
+			  names[s] : "?",
+			  READ_ONCE(_stp_sess_orphaned) &&
+			  !_stp_ctl_attached() ? ", orphaned" : "");
+}
+
+static const struct kernel_param_ops _stp_sess_state_ops = {
+	.get = _stp_sess_state_get,
+};
+module_param_cb(_stp_state, &_stp_sess_state_ops, NULL, 0444);
+MODULE_PARM_DESC(_stp_state, "the session's state (read-only)");
 
 pid_t _stp_target_pid(void)
 {
@@ -251,6 +280,7 @@ void _stp_session_exit_cmd(void)
  */
 void _stp_session_detached(void)
 {
+	WRITE_ONCE(_stp_sess_orphaned, true);
 	if (READ_ONCE(_stp_sess_ready))
 		_stp_sess_queue(STP_SESS_DETACH);
 }

@@ -74,6 +74,8 @@ unit_tests()
 		"$VALGRIND"
 	component "unit/test-process-pid" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-process-pid.sh" "$STAP"
+	component "unit/test-stap-signals" bash \
+		"$TAPIR_SRCDIR/testsuite/unit/test-stap-signals.sh" "$STAP"
 }
 
 golden()

@@ -448,12 +448,49 @@ static const char *staprun_path(struct session *s)
 	return "staprun";
 }
 
+/* staprun, while pass 5 runs it: the signals that stop a script reach
+ * it through stap too.  One from the terminal (SI_KERNEL) reached it
+ * already, since it shares stap's process group: it is not sent twice.
+ */
+static volatile sig_atomic_t staprun_child;
+static const int forwarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void forward_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si->si_code != SI_KERNEL && staprun_child > 0)
+		kill((pid_t)staprun_child, sig);
+}
+
+/* With --vm the child is the VM runner, which has no clean stop to
+ * offer: the signals are ignored there, as the guest's staprun cannot
+ * be reached.
+ */
+static void forward_signals(sigset_t *set, bool install, bool vm)
+{
+	struct sigaction sa = { .sa_sigaction = forward_signal,
+				.sa_flags = SA_SIGINFO | SA_RESTART };
+	size_t i;
+
+	if (vm)
+		sa = (struct sigaction){ .sa_handler = SIG_IGN };
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof(forwarded_signals) /
+			sizeof(forwarded_signals[0]); i++) {
+		sigaddset(set, forwarded_signals[i]);
+		if (install)
+			sigaction(forwarded_signals[i], &sa, NULL);
+	}
+}
+
 /* Pass 5: run staprun on the module and return its exit status; the
  * module's directory is removed afterwards.
  */
 static int run_staprun(struct session *s, const char *ko)
 {
 	struct vec args = { 0 };
+	sigset_t set, old;
 	int i, status = 0;
 	pid_t pid;
 
@@ -500,22 +537,31 @@ static int run_staprun(struct session *s, const char *ko)
 	vec_push(s->arena, &args, NULL);
 	fflush(stdout);
 	fflush(stderr);
+	/* Blocked from the fork until staprun's pid is known. */
+	forward_signals(&set, false, false);
+	sigprocmask(SIG_BLOCK, &set, &old);
 	pid = fork();
 	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(args.items[0], (char **)args.items);
 		fprintf(stderr, "stap: error: cannot run '%s': %s\n",
 			(const char *)args.items[0], strerror(errno));
 		_exit(127);
 	}
 	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		diag_error_noloc(s, "cannot fork: %s", strerror(errno));
 		return 1;
 	}
-	/* staprun handles SIGINT itself: it stops the script cleanly */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
+	/* staprun stops the script cleanly on these signals: stap does
+	 * not die of them while staprun runs, it passes them on.
+	 */
+	staprun_child = pid;
+	forward_signals(&set, true, s->opt.use_vm);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	staprun_child = 0;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 1;

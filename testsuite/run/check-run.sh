@@ -361,7 +361,8 @@ stage_kmod()
 # stage_run_line NAME: the lines of the run script for one test: its
 # kernel modules ("# kmod: NAME PARAMS..." loaded before the run, "#
 # kmod-file: NAME" only there for the test to load), the command to run
-# after it ("# after: CMD"), the run, and the removal of those modules
+# after it ("# after: CMD"), the one to run once a killed staprun is
+# gone ("# orphan: CMD"), the run, and the removal of those modules
 # afterwards.
 stage_run_line()
 {
@@ -382,6 +383,11 @@ stage_run_line()
 	if [ -n "$after" ]; then
 		after=${after//@PROGRAMS@/$programs}
 		printf 'a %s\n' "$(shell_quote "$after")"
+	fi
+	after=$(header orphan "$cases/$name.stp")
+	if [ -n "$after" ]; then
+		after=${after//@PROGRAMS@/$programs}
+		printf 'o %s\n' "$(shell_quote "$after")"
 	fi
 	split_words args "$(header args "$cases/$name.stp")"
 	staprun_args

@@ -14,6 +14,7 @@
 chan=/dev/ttyS1
 after=
 health=
+orphan=
 
 # The port must pass bytes as they are (no CR before LF, no echo).
 if ! stty -F "$chan" raw -echo -onlcr 2>/tmp/stty.err; then
@@ -107,6 +108,15 @@ check_health()
 	done
 }
 
+# o CMD: a shell command for the next run to run as soon as staprun
+# ended, before the check that its module is gone: for the tests that
+# kill staprun, whose module stays, stopped, until CMD removes it
+# (staprun -d).  Its output is added to the run's.
+o()
+{
+	orphan=$1
+}
+
 # t NAME SECS CMD...: one run, stdout and stderr apart, with a time
 # limit; a module still loaded afterwards is reported and removed so
 # that it cannot disturb the next runs.
@@ -123,6 +133,11 @@ t()
 		mv /tmp/err2 /tmp/err
 	fi
 	rm -f /tmp/pre.err
+	if [ -n "$orphan" ]; then
+		timeout -k 5 "$secs" sh -c "$orphan" </dev/null >>/tmp/out \
+			2>>/tmp/err
+		orphan=
+	fi
 	loaded=
 	if grep -q "^t_$name " /proc/modules; then
 		loaded=1

@@ -155,6 +155,11 @@ check "-c CMD: target() is the command, the run ends with it" \
 	eval '[ $rc = 0 ] && [ -n "$tpid" ] && [ "$tpid" != 0 ] &&
 	      has_out "child=$tpid" && grep -q "^end ticks=" $T/c.out'
 
+sr cbad -c 'no_such_command_here x' $KO mode=forever
+check "-c with a command that cannot run: message, status 1, unloaded" \
+	eval '[ $rc = 1 ] && has_err "cannot run '"'no_such_command_here'"'" &&
+	      ! has_out "begin target=" && unloaded'
+
 t0=$(now)
 sr T -T 2 $KO mode=forever
 t1=$(now)
@@ -308,5 +313,160 @@ check "SIGKILL of staprun: the module stops itself (state $state)" \
 	eval '[ "$state" = stopped ] && [ -n "$t1" ] && [ "$t1" = "$t2" ] &&
 	      [ "$t1" -gt 0 ] && [ "$refcnt" = 0 ]'
 check "... and rmmod works afterwards" eval 'rmmod tptest && unloaded'
+
+# ---- death of staprun at each stage (doc/safety.md) ---------------------
+# Each way staprun ends (INT, TERM, HUP, KILL, its output pipe closing)
+# at each stage of the run: module init, registration, a long begin
+# probe, the run, a long end.  A staprun that lives to see it unloads the
+# module; a killed one leaves it stopped ("stopped, orphaned", no probe
+# armed) within 1 s of its death (plus the rest of a begin handler or
+# end probe it was running), or unstarted when it died inside module
+# init, until staprun -d or the next staprun of the name removes it.
+
+# wait_phase PHASE: until tptest is in PHASE, for at most 30 s.
+wait_phase()
+{
+	local i=0
+	while [ "$(cat $P/phase 2>/dev/null)" != "$1" ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# wait_stopped: until the orphaned module has stopped, for at most 10 s;
+# $stop_s is how long it took since $t_kill.
+wait_stopped()
+{
+	local i=0
+	while [ "$(cat $S 2>/dev/null)" != "stopped, orphaned" ] &&
+	      [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	stop_s=$(awk "BEGIN { printf \"%.2f\", $(now) - $t_kill }")
+}
+
+# within SECS: $stop_s <= SECS.
+within() { awk "BEGIN { exit !($stop_s <= $1) }"; }
+
+# dmesg_clean: nothing the kernel said since the mark is a warning.
+dmesg_clean()
+{
+	! dmesg | sed -n '/tptest-death-mark/,$p' |
+		grep -qE 'WARNING|BUG|Oops|refcount|list_(add|del)|stall'
+}
+
+S=/sys/module/tptest/parameters/_stp_state
+echo tptest-death-mark >/dev/kmsg
+mkfifo $T/fifo
+
+# die STAGE HOW: a run ended by HOW (INT TERM HUP KILL or pipe) at STAGE.
+die()
+{
+	local stage=$1 how=$2 args rpid
+	name=die_${stage}_$how
+	args="mode=forever period_us=1000"
+	[ "$stage" != run ] && args="$args stall=$stage stall_ms=1500"
+	cat $T/fifo >$T/$name.out &
+	rpid=$!
+	# shellcheck disable=SC2086 # the module arguments are words
+	$SR $KO $args >$T/fifo 2>$T/$name.err &
+	pid=$!
+	if [ "$stage" = end ]; then
+		wait_phase running
+		kill -INT $pid
+	fi
+	wait_phase "$(echo $stage | sed 's/^run$/running/')"
+	t_kill=$(now)
+	if [ "$how" = pipe ]; then
+		kill $rpid
+	else
+		kill -$how $pid
+	fi
+	wait $pid
+	rc=$?
+	kill $rpid 2>/dev/null
+	wait $rpid 2>/dev/null
+	if [ "$how" != KILL ]; then
+		check "$how at $stage: staprun stops the script and unloads" \
+			eval '{ [ $rc = 0 ] || [ $how = pipe ]; } && unloaded'
+		return
+	fi
+	if [ "$stage" = init ]; then
+		# Killed inside finit_module(): the module comes up (or not)
+		# once its init is over, with nothing armed, and nobody ever
+		# opened its control file.
+		check "KILL at init: the module is left unstarted, if at all" \
+			eval '! grep -q "^tptest " /proc/modules ||
+			      [ "$(cat $S)" = starting ]'
+		if grep -q "^tptest " /proc/modules; then
+			sr ${name}_d -d tptest
+			check "... and staprun -d tptest removes it" \
+				eval '[ $rc = 0 ] && no_err && unloaded'
+		fi
+		return
+	fi
+	wait_stopped
+	local t1 t2
+	t1=$(cat $P/ticks 2>/dev/null)
+	sleep 0.3
+	t2=$(cat $P/ticks 2>/dev/null)
+	# A killed staprun cannot cut short the begin handler or the end
+	# probes it runs (in its write() of START or EXIT): what remains of
+	# their 1.5 s comes on top.
+	bound=1
+	case $stage in begin | end) bound=2.5 ;; esac
+	echo "# KILL at $stage: stopped ${stop_s} s after the kill"
+	check "KILL at $stage: the module stops by itself within $bound s" \
+		eval '[ -n "$t1" ] && [ "$t1" = "$t2" ] && within $bound &&
+		      [ "$(cat /sys/module/tptest/refcnt)" = 0 ] &&
+		      grep -q "^tptest " /proc/modules'
+	sr ${name}_d -d tptest
+	check "... and staprun -d tptest removes it at once" \
+		eval '[ $rc = 0 ] && no_err && unloaded'
+}
+
+for stage in init register begin run end; do
+	for how in INT TERM HUP KILL pipe; do
+		die $stage $how
+	done
+done
+
+# Right after a SIGKILL, before the module finished stopping.
+name=kill_d
+$SR $KO mode=forever period_us=1000 >$T/kill_d.out 2>$T/kill_d.err &
+pid=$!
+wait_phase running
+kill -KILL $pid
+wait $pid
+sr kill_d -d tptest
+check "staprun -d right after a SIGKILL: status 0, unloaded" \
+	eval '[ $rc = 0 ] && no_err && unloaded'
+
+# The next staprun of that name takes the orphan's place.
+$SR $KO mode=forever period_us=1000 >/dev/null 2>&1 &
+pid=$!
+wait_phase running
+kill -KILL $pid
+wait $pid
+sr next $KO mode=lines lines=3
+check "the next staprun of the name removes the orphan and runs" \
+	eval '[ $rc = 0 ] && has_out "end ticks=3" && no_err && unloaded'
+
+# -d refuses what is not an orphaned tapir module.
+$SR $KO mode=forever >/dev/null 2>&1 &
+pid=$!
+wait_phase running
+sr busy_d -d tptest
+check "staprun -d refuses a module that a staprun is attached to" \
+	eval '[ $rc = 1 ] && has_err "in use by a running staprun" &&
+	      grep -q "^tptest " /proc/modules'
+kill -INT $pid
+wait $pid
+sr none_d -d tptest
+check "staprun -d of a module that is not loaded fails" \
+	eval '[ $rc = 1 ] && has_err "no module tptest is loaded"'
+
+check "the kernel log is clean after the death tests" dmesg_clean
 
 done_testing

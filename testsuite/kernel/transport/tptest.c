@@ -12,9 +12,11 @@
 #include "stp_print.h"
 #include "stp_transport.h"
 
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/relay.h>
+#include <linux/sched/signal.h>
 
 /* The runtime, as stp_runtime.c puts it into a generated module. */
 #include "stp_probe.c"
@@ -51,6 +53,43 @@ module_param(batch, long, 0);
 /* Read from /sys/module/tptest/parameters/ while the module runs. */
 static unsigned long ticks;
 module_param(ticks, ulong, 0444);
+
+/* The death tests: the module lingers stall_ms in one stage (init,
+ * register, begin or end) so that staprun can be ended there; phase
+ * says which stage it is in.
+ */
+static char stall[16];
+module_param_string(stall, stall, sizeof(stall), 0);
+static long stall_ms;
+module_param(stall_ms, long, 0);
+static char phase[16] = "loading";
+module_param_string(phase, phase, sizeof(phase), 0444);
+
+static void tp_phase(const char *p)
+{
+	strscpy(phase, p, sizeof(phase));
+}
+
+static bool tp_stalls(const char *stage)
+{
+	return stall_ms > 0 && !strcmp(stall, stage);
+}
+
+/* Process context.  A registration stops for a killed staprun, as the
+ * runtime's does (stp_kprobe.c); module init and the end probes run on.
+ */
+static int tp_stall(bool killable)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(stall_ms);
+
+	/* by the clock: msleep(10) sleeps a few jiffies more each time */
+	while (time_before(jiffies, end)) {
+		if (killable && fatal_signal_pending(current))
+			return -EINTR;
+		msleep(10);
+	}
+	return 0;
+}
 
 static int tp_state_get(char *buf, const struct kernel_param *kp)
 {
@@ -119,6 +158,11 @@ static void tp_begin(struct context *c)
 
 	if (is_mode("burst"))
 		return;
+	if (tp_stalls("begin")) {
+		/* a long begin probe: its handler cannot be cut short */
+		tp_phase("begin");
+		mdelay(stall_ms);
+	}
 	_stp_printf("begin target=%d\n", (int64_t)_stp_target_pid());
 	if (is_mode("warn")) {
 		_stp_warn("test warning %d", 42);
@@ -267,6 +311,10 @@ static int tp_flood_fn(void *arg)
 
 int stp_globals_init(void)
 {
+	if (tp_stalls("init")) {
+		tp_phase("init");
+		tp_stall(false);
+	}
 	return 0;
 }
 
@@ -283,6 +331,11 @@ int stp_probes_start(void)
 	_stp_probe_run(&tp_probes[TP_BEGIN], NULL, STAP_SESSION_STARTING);
 	if (_stp_session_get_state() != STAP_SESSION_STARTING)
 		return 0;
+	if (tp_stalls("register")) {
+		tp_phase("register");
+		if (tp_stall(true))
+			return -EINTR;
+	}
 	if (is_mode("flood")) {
 		t = kthread_run(tp_flood_fn, NULL, "tptest_flood");
 		if (IS_ERR(t))
@@ -300,6 +353,7 @@ int stp_probes_start(void)
 	}
 	atomic_cmpxchg(&_stp_session_state, STAP_SESSION_STARTING,
 		       STAP_SESSION_RUNNING);
+	tp_phase("running");
 	return 0;
 }
 
@@ -314,9 +368,14 @@ void stp_probes_stop(void)
 		kthread_stop(tp_thread);
 		tp_thread = NULL;
 	}
+	if (tp_stalls("end")) {
+		tp_phase("end");
+		tp_stall(false);
+	}
 	if (_stp_session_get_state() == STAP_SESSION_ERROR)
 		_stp_probe_run(&tp_probes[TP_ERROR], NULL, STAP_SESSION_ERROR);
 	else
 		_stp_probe_run(&tp_probes[TP_END], NULL,
 			       STAP_SESSION_STOPPING);
+	tp_phase("stopped");
 }
