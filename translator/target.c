@@ -789,6 +789,11 @@ static int bind_index(struct binder *b, const struct tcomp *tc)
 		deref(b);	/* cur is now the element type */
 	} else if (b->cur->kind == KT_ARRAY && b->in_mem) {
 		b->cur = b->cur->target;
+	} else if (b->r->base == TRB_CAST && !b->steps.n) {
+		/* @cast(p, "T")[i] takes p as the start of an array of T,
+		 * ((T *)p)[i], as @sizeof relies on; only the cast object
+		 * itself, not a structure reached from it.
+		 */
 	} else {
 		prov_error(b->c, tc->loc, "cannot index type '%s'",
 			   ktype_name(b->cur));
