@@ -1844,6 +1844,9 @@ static void gen_try(struct emitter *em, const struct stmt *st)
 	em->depth++;
 	line(em, "if (c->last_error) {");
 	em->depth++;
+	/* a handler that lost its locks (stp_mem.c) must not go on */
+	line(em, "if (unlikely(!c->locks))");
+	line(em, "\t%s;", fail_jump(em));
 	if (st->catch_var)
 		line(em, "_stp_strcpy(%s, c->last_error);",
 		     var_cname(em, st->catch_var->var));
@@ -2092,7 +2095,8 @@ static void gen_global_decl(struct emitter *em, struct strbuf *o,
 		}
 		sb_puts(o, ";\n");
 	}
-	sb_printf(o, "static DEFINE_RWLOCK(%s_lock);\n\n", n);
+	sb_printf(o, "static STP_DEFINE_RWLOCK(%s_lock, \"%s\");\n\n", n,
+		  v->name);
 }
 
 static void gen_locals_struct(struct strbuf *o, const struct body *b)
@@ -2267,6 +2271,8 @@ static void gen_function(struct emitter *em, struct func *f)
  * keeps them for the return handler, where the provider says (the
  * kretprobe instance, a uretprobe's frame).
  */
+static void gen_unlock(struct emitter *em, const struct derived_probe *dp);
+
 static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 {
 	static struct vec no_locals;
@@ -2309,6 +2315,7 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	line(em, "(void)l;");
 	line(em, "if (!stp_probe_%d_lock())", dp->index);
 	line(em, "\treturn;");
+	line(em, "c->locks = &stp_probe_%d_locks;", dp->index);
 	for (i = 0; i < dp->entry_exprs.n; i++) {
 		const struct expr *e = dp->entry_exprs.items[i];
 		struct strbuf x;
@@ -2324,7 +2331,7 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	em->depth = 0;
 	line(em, "out: __maybe_unused;");
 	em->depth = 1;
-	line(em, "stp_probe_%d_unlock();", dp->index);
+	gen_unlock(em, dp);
 	sb_puts(&b->text, "}\n\n");
 }
 
@@ -2426,6 +2433,18 @@ bool emit_probe_lean(struct emitter *em, const struct derived_probe *dp)
 	return dp->lean;
 }
 
+/* The release at the handler's end: a handler whose locks a page fault
+ * made it let go of and could not take back (stp_mem.c) holds none.
+ */
+static void gen_unlock(struct emitter *em, const struct derived_probe *dp)
+{
+	if (em->lean)
+		line(em, "stp_probe_%d_unlock();", dp->index);
+	else
+		line(em, "if (likely(c->locks))\n\t\tstp_probe_%d_unlock();",
+		     dp->index);
+}
+
 /* The handler's statements between its condition, the locks and the
  * exit label, for both copies.
  */
@@ -2435,11 +2454,13 @@ static void gen_handler_run(struct emitter *em, struct derived_probe *dp)
 		line(em, "if (!(%s))\n\t\treturn;", cond_text(em, dp->cond));
 	line(em, "if (!stp_probe_%d_lock())", dp->index);
 	line(em, "\treturn;");
+	if (!em->lean)
+		line(em, "c->locks = &stp_probe_%d_locks;", dp->index);
 	gen_block_body(em, dp->body);
 	em->depth = 0;
 	line(em, "out: __maybe_unused;");
 	em->depth = 1;
-	line(em, "stp_probe_%d_unlock();", dp->index);
+	gen_unlock(em, dp);
 	sb_puts(&em->b->text, "}\n\n");
 }
 
@@ -2727,8 +2748,9 @@ static void gen_locks(struct emitter *em, struct derived_probe *dp)
 						 s->globals.items[g])->priv);
 		}
 	}
+	/* the skip is counted against the lock (stp_probe.c) */
 	if (taken.n)
-		sb_puts(o, "\t_stp_probe_skipped();\n\treturn false;\n");
+		sb_puts(o, "\treturn false;\n");
 	sb_puts(o, "}\n\n");
 	sb_printf(o, "static void stp_probe_%d_unlock(void)\n{\n", dp->index);
 	for (i = taken.n - 1; i >= 0; i--) {
@@ -2740,6 +2762,10 @@ static void gen_locks(struct emitter *em, struct derived_probe *dp)
 					 s->globals.items[g])->priv);
 	}
 	sb_puts(o, "}\n\n");
+	sb_printf(o, "static const struct stp_lockset stp_probe_%d_locks = {\n"
+		  "\t.lock = stp_probe_%d_lock,\n\t.unlock = stp_probe_%d_unlock,"
+		  "\n\t.n = %d,\n};\n\n", dp->index, dp->index, dp->index,
+		  taken.n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -3167,9 +3193,10 @@ static void share_handler(struct emitter *em, struct derived_probe *dp,
 			"lock functions of another */\n");
 	sb_printf(&em->share_defs, "#define stp_probe_%d stp_probe_%d\n"
 		  "#define stp_probe_%d_lock stp_probe_%d_lock\n"
-		  "#define stp_probe_%d_unlock stp_probe_%d_unlock\n",
+		  "#define stp_probe_%d_unlock stp_probe_%d_unlock\n"
+		  "#define stp_probe_%d_locks stp_probe_%d_locks\n",
 		  dp->index, sh->index, dp->index, sh->index, dp->index,
-		  sh->index);
+		  sh->index, dp->index, sh->index);
 }
 
 /* The k-th probe's table of the literals that differ (slot[i] >= 0),
@@ -3366,7 +3393,9 @@ static void gen_prototypes(struct emitter *em, struct strbuf *o)
 		const struct derived_probe *dp = em->s->probes.items[i];
 
 		sb_printf(o, "static bool stp_probe_%d_lock(void);\n"
-			  "static void stp_probe_%d_unlock(void);\n", i, i);
+			  "static void stp_probe_%d_unlock(void);\n"
+			  "static const struct stp_lockset stp_probe_%d_locks;\n",
+			  i, i, i);
 		if (dp->lean)
 			sb_printf(o, "static void stp_probe_%d_lean(void);\n",
 				  i);
@@ -3388,15 +3417,31 @@ static void gen_embeds(struct emitter *em, struct strbuf *o)
 	}
 }
 
+/* Every global's lock, for the -t report of skipped hits. */
+static void gen_lock_table(struct emitter *em, struct strbuf *o)
+{
+	struct session *s = em->s;
+	int i;
+
+	sb_puts(o, "struct stp_rwlock *const stp_global_locks[] = {\n");
+	for (i = 0; i < s->globals.n; i++)
+		sb_printf(o, "\t&%s_lock,\n", (const char *)
+			  ((struct vardecl *)s->globals.items[i])->priv);
+	sb_printf(o, "\tNULL\n};\nconst int stp_nglobal_locks = %d;\n\n",
+		  s->globals.n);
+}
+
 static void assemble(struct emitter *em, struct strbuf *out)
 {
 	struct session *s = em->s;
 	int i;
 
 	sb_printf(out, "/* %s.c - generated by tapir from %s: do not edit. */\n"
-		  "\n#ifndef MAXNESTING\n#define MAXNESTING %d\n#endif\n\n"
-		  "#include \"stp_runtime_pre.h\"\n\n", em->module,
-		  s->user_file->src->name, em->max_nesting);
+		  "\n#ifndef MAXNESTING\n#define MAXNESTING %d\n#endif\n\n",
+		  em->module, s->user_file->src->name, em->max_nesting);
+	if (s->opt.timing)
+		sb_puts(out, "#define STP_TIMING 1\n\n");
+	sb_puts(out, "#include \"stp_runtime_pre.h\"\n\n");
 	gen_locals_unions(em, out);
 	sb_puts(out, "#include \"stp_runtime.h\"\n\n");
 	sb_printf(out, "const char stp_module_name[] = \"%s\";\n\n",
@@ -3407,6 +3452,7 @@ static void assemble(struct emitter *em, struct strbuf *out)
 			  em->regexes.n);
 	for (i = 0; i < s->globals.n; i++)
 		gen_global_decl(em, out, s->globals.items[i]);
+	gen_lock_table(em, out);
 	gen_module_params(em, out);
 	sb_puts(out, em->share_defs.buf ? em->share_defs.buf : "");
 	gen_prototypes(em, out);

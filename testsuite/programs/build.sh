@@ -36,6 +36,8 @@
 #   syscalls           a fixed series of system calls (syscall tapset)
 #   netpair            a fixed TCP and UDP exchange over loopback (the
 #                      socket, tcp, udp and netdev tapsets)
+#   lazy               passes pointers into pages it never touched (user
+#                      reads that must fault the page in)
 
 set -eu
 
@@ -49,7 +51,7 @@ CC=${CC:-gcc}
 CXX=${CXX:-g++}
 mkdir -p "$out"
 for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c \
-	 stacks.c guru.c syscalls.c netpair.c live.c; do
+	 stacks.c guru.c syscalls.c netpair.c live.c lazy.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
@@ -90,3 +92,4 @@ $CC -g -O0 -o guru guru.c
 $CC -g -O0 -o live live.c
 $CC -g -O0 -o syscalls syscalls.c
 $CC -g -O0 -o netpair netpair.c
+$CC -g -O0 -o lazy lazy.c
