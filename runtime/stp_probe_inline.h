@@ -47,6 +47,14 @@ static __always_inline void _stp_write_unlock(struct stp_rwlock *l)
 	preempt_enable();
 }
 
+/* x += v on a counter global (translator/emit.c): under the shared
+ * lock, so several CPUs may add at once; reads take the exclusive one.
+ */
+static __always_inline void _stp_counter_add(long *x, int64_t v)
+{
+	atomic64_add(v, (atomic64_t *)x);
+}
+
 /* Room left on the task stack; interrupt stacks are not measured. */
 static __always_inline bool _stp_stack_low(void)
 {

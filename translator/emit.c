@@ -59,6 +59,7 @@ struct emitter {
 	struct strbuf share_defs;	/* probes that run another's handler */
 	struct strbuf lit_tables;	/* literals of shared handlers */
 	const char **lits_of;		/* per probe: its literal table */
+	bool *counter;			/* per global: a counter (below) */
 };
 
 /* The probes of a family that is emitted all at once. */
@@ -72,6 +73,9 @@ static void gen_expr(struct emitter *em, struct strbuf *o,
 static void gen_stmt(struct emitter *em, const struct stmt *st);
 static const char *gen_agg_of(struct emitter *em, struct strbuf *o,
 			      const struct expr *s);
+static bool gen_counter_add(struct emitter *em, const struct expr *e);
+static int global_index(struct session *s, const struct vardecl *v);
+static bool is_counter(struct emitter *em, const struct vardecl *v);
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                            */
@@ -1520,6 +1524,9 @@ static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 {
 	struct strbuf o;
 
+	if (gen_counter_add(em, e))
+		return;
+
 	sb_init(&o);
 	sb_puts(&o, "(void)");
 	gen_expr(em, &o, e);
@@ -2076,6 +2083,8 @@ static void gen_global_decl(struct emitter *em, struct strbuf *o,
 			  "STP_KIND_LONG",
 			  v->maxsize ? v->maxsize : 0L,
 			  v->wrap ? "true" : "false");
+		if (is_counter(em, v))
+			sb_puts(o, "\t.counter = true,\n");
 		if (is_stat_var(v))
 			sb_printf(o, "\t.stat = &%s_stat_desc,\n", n);
 		sb_printf(o, "};\nstatic struct stp_map *%s;\n", n);
@@ -2498,6 +2507,167 @@ static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
 }
 
 /* ------------------------------------------------------------------ */
+/* Counters: a long global (scalar or array) that every write adds to, */
+/* as a statement of its own (x++, x--, x += e, x -= e, a[k]++, ...),  */
+/* is kept so that adding needs only the shared lock: a scalar is      */
+/* added to atomically, an array per CPU and summed when read.  Reads  */
+/* take the exclusive lock.  Hits on several CPUs that count into the  */
+/* same global then never wait for each other (doc/safety.md, Locks).  */
+
+struct counter_walk {
+	struct elab_walk w;
+	struct emitter *em;
+	int *writes, *adds;
+	bool *no;
+};
+
+/* The global that an add statement adds to, or NULL. */
+static const struct vardecl *counter_target(const struct expr *e)
+{
+	const struct expr *lv;
+
+	if (!e || (e->kind != EX_INCDEC && e->kind != EX_ASSIGN))
+		return NULL;
+	if (e->kind == EX_ASSIGN && strcmp(e->op, "+=") &&
+	    strcmp(e->op, "-="))
+		return NULL;
+	lv = e->a->kind == EX_INDEX ? e->a->a : e->a;
+	if (lv->kind != EX_SYM || !lv->var || !lv->var->is_global ||
+	    lv->var->type != TY_LONG)
+		return NULL;
+	return lv->var;
+}
+
+static bool counter_expr_cb(struct elab_walk *w, struct expr *e)
+{
+	struct counter_walk *cw = (struct counter_walk *)w;
+	const struct expr *lv;
+	int i;
+
+	if (e->kind != EX_ASSIGN && e->kind != EX_INCDEC)
+		return true;
+	lv = e->a->kind == EX_INDEX ? e->a->a : e->a;
+	if (lv->kind == EX_SYM && lv->var && lv->var->is_global) {
+		i = global_index(cw->em->s, lv->var);
+		if (i >= 0)
+			cw->writes[i]++;
+	}
+	return true;
+}
+
+static bool counter_stmt_cb(struct elab_walk *w, struct stmt *st)
+{
+	struct counter_walk *cw = (struct counter_walk *)w;
+	const struct vardecl *v;
+	int i;
+
+	if (st->kind != ST_EXPR || !(v = counter_target(st->expr)))
+		return true;
+	i = global_index(cw->em->s, v);
+	if (i >= 0)
+		cw->adds[i]++;
+	return true;
+}
+
+static void counter_pragma(struct vardecl *v, void *arg)
+{
+	struct counter_walk *cw = arg;
+	int i = global_index(cw->em->s, v);
+
+	if (i >= 0)
+		cw->no[i] = true;
+}
+
+static void find_counters(struct emitter *em)
+{
+	struct session *s = em->s;
+	struct counter_walk cw;
+	size_t n = (size_t)s->globals.n + 1;
+	int i, j;
+
+	memset(&cw, 0, sizeof(cw));
+	cw.w.expr = counter_expr_cb;
+	cw.w.stmt = counter_stmt_cb;
+	cw.em = em;
+	cw.writes = arena_alloc(s->arena, n * sizeof(int));
+	cw.adds = arena_alloc(s->arena, n * sizeof(int));
+	cw.no = arena_alloc(s->arena, n);
+	em->counter = arena_alloc(s->arena, n);
+	for (i = 0; i < s->probes.n; i++) {
+		struct derived_probe *dp = s->probes.items[i];
+
+		elab_walk_stmt(&cw.w, dp->body);
+		elab_walk_expr(&cw.w, dp->cond);
+		for (j = 0; j < dp->entry_exprs.n; j++)
+			elab_walk_expr(&cw.w, dp->entry_exprs.items[j]);
+	}
+	for (i = 0; i < s->functions.n; i++) {
+		struct func *f = s->functions.items[i];
+
+		elab_walk_stmt(&cw.w, f->body);
+		/* embedded C that names a global works on it directly */
+		elab_pragma_globals(s, f->code, "read", counter_pragma, &cw);
+		elab_pragma_globals(s, f->code, "write", counter_pragma, &cw);
+	}
+	for (i = 0; i < s->globals.n; i++) {
+		const struct vardecl *v = s->globals.items[i];
+
+		em->counter[i] = !cw.no[i] && cw.adds[i] &&
+				 cw.adds[i] == cw.writes[i] &&
+				 v->type == TY_LONG && !v->wrap;
+	}
+}
+
+static bool is_counter(struct emitter *em, const struct vardecl *v)
+{
+	int i;
+
+	if (!em->counter || !v || !v->is_global)
+		return false;
+	i = global_index(em->s, v);
+	return i >= 0 && em->counter[i];
+}
+
+/* An add statement on a counter: the value first, then the keys (the
+ * order of '<<<').
+ */
+static bool gen_counter_add(struct emitter *em, const struct expr *e)
+{
+	const struct vardecl *v = counter_target(e);
+	const struct expr *lv = e->a;
+	struct strbuf o;
+
+	if (!v || !is_counter(em, v))
+		return false;
+	sb_init(&o);
+	sb_puts(&o, "{ int64_t __v = ");
+	if (e->kind == EX_INCDEC) {
+		sb_puts(&o, e->op[0] == '+' ? "1" : "-1");
+	} else {
+		if (e->op[0] == '-')
+			sb_puts(&o, "(int64_t)(0 - (uint64_t)");
+		gen_expr(em, &o, e->b);
+		if (e->op[0] == '-')
+			sb_putc(&o, ')');
+	}
+	sb_puts(&o, "; ");
+	if (lv->kind == EX_SYM) {
+		sb_printf(&o, "_stp_counter_add(&%s, __v); }",
+			  var_cname(em, lv->var));
+	} else {
+		sb_printf(&o, "if (unlikely(_stp_map_add_count(%s, ",
+			  map_of(em, lv->a));
+		gen_keys(em, &o, &lv->args);
+		sb_puts(&o, ", __v))) { ");
+		raise_at(em, &o, overflow_msg(em, lv->a), lv);
+		sb_puts(&o, " } }");
+	}
+	line(em, "%s", o.buf);
+	sb_free(&o);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
 /* Locks: every global a probe reads or writes, through the functions */
 /* it calls, taken in one fixed order (the global's index).           */
 
@@ -2527,8 +2697,11 @@ static void lock_mark(struct lock_walk *lw, const struct expr *e, bool w)
 	i = global_index(lw->em->s, e->var);
 	if (i < 0)
 		return;
+	/* a counter is summed from its CPUs' parts when read */
+	if (lw->em->counter[i])
+		lw->write[i] = true;
 	/* statistics take the shared lock to add: the data is per-CPU */
-	if (w && !is_stat_var(e->var))
+	else if (w && !is_stat_var(e->var))
 		lw->write[i] = true;
 	else if (w || !is_stat_var(e->var))
 		lw->read[i] = true;
@@ -2610,6 +2783,25 @@ static bool lock_stmt_cb(struct elab_walk *w, struct stmt *st)
 {
 	struct lock_walk *lw = (struct lock_walk *)w;
 	const struct expr *e;
+	const struct vardecl *v;
+
+	/* adding to a counter: the shared lock, and only the keys and the
+	 * value are reads
+	 */
+	if (st->kind == ST_EXPR && (v = counter_target(st->expr)) &&
+	    is_counter(lw->em, v)) {
+		int i = global_index(lw->em->s, v);
+
+		if (i >= 0)
+			lw->read[i] = true;
+		e = st->expr;
+		if (e->a->kind == EX_INDEX)
+			for (i = 0; i < e->a->args.n; i++)
+				elab_walk_expr(w, e->a->args.items[i]);
+		if (e->kind == EX_ASSIGN)
+			elab_walk_expr(w, e->b);
+		return false;
+	}
 
 	if (st->kind == ST_DELETE) {
 		e = st->expr->kind == EX_INDEX ? st->expr->a : st->expr;
@@ -3513,6 +3705,7 @@ int emit_module(struct session *s, const char *module_name,
 	em.lits_of = arena_alloc(s->arena, sizeof(*em.lits_of) *
 				 (size_t)(s->probes.n + 1));
 	name_globals(&em);
+	find_counters(&em);
 	em.max_nesting = compute_nesting(s);
 	number_overloads(s);
 	for (i = 0; i < s->functions.n; i++)
