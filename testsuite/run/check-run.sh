@@ -18,8 +18,8 @@ usage()
 	cat <<EOF
 usage: $prog [-k KVER]... [-j N] [-t SECS] [-o DIR] [-C] [-v] [TEST...]
        $prog -p PASS [-v] [TEST...]
-  -k KVER  a kernel release to test (repeatable); default: the 6.1 and
-           6.12 releases in /lib/modules, both required
+  -k KVER  a kernel release to test (repeatable); default: the 6.1,
+           6.12 and 6.12-rt releases in /lib/modules, all required
   -j N     module builds run in parallel (default 2)
   -t SECS  default time limit of one staprun run in the VM (default 20)
   -o DIR   keep each test's actual result in DIR/KVER/NAME.actual
@@ -85,22 +85,25 @@ find_binary()
 	echo "$1"
 }
 
-# kernel_in FAMILY: the newest FAMILY.* release with headers.
+# kernel_in FAMILY: the newest release of FAMILY (testsuite/lib.sh)
+# with headers.
 kernel_in()
 {
 	local d
-	for d in /lib/modules/"$1".*; do
+	for d in /lib/modules/*; do
 		[ -d "$d" ] && echo "${d##*/}"
-	done | grep -E "^$1\.[0-9]" | grep -v -e '-rt-' -e '-cloud-' |
-		sort -V | tail -n 1
+	done | family_match "$1" | sort -V | tail -n 1
 }
 
-# label KVER: "6.1" for 6.1.0-56-amd64, as the test points name it.
+# label KVER: "6.1" for 6.1.0-56-amd64 and "6.12-rt" for
+# 6.12.117+deb12-rt-amd64, as the test points name it.
 label()
 {
 	local a=${1%%-*}
-	local major=${a%%.*} rest=${a#*.}
-	echo "$major.${rest%%.*}"
+	local major=${a%%.*} rest=${a#*.} rt=
+
+	case $1 in *-rt-amd64) rt=-rt ;; esac
+	echo "$major.${rest%%.*}$rt"
 }
 
 # need WHAT: one missing prerequisite, with what to do about it.
@@ -128,15 +131,13 @@ check_prerequisites()
 			need "${tool%%:*} (apt-get install ${tool#*:})"
 	done
 	if [ ${#kvers[@]} -eq 0 ]; then
-		for fam in 6.1 6.12; do
+		for fam in "${kernel_families[@]}"; do
 			k=$(kernel_in "$fam")
-			pkg=linux-image-amd64
-			[ "$fam" = 6.1 ] || pkg=linux-image-$fam-amd64
 			if [ -n "$k" ]; then
 				kvers+=("$k")
 			else
 				need "a $fam kernel with headers (apt-get" \
-				     "install $pkg ${pkg/image/headers})"
+				     "install $(family_packages "$fam"))"
 			fi
 		done
 	fi
