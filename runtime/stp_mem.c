@@ -65,8 +65,8 @@ static void _stp_ufault_begin(struct context *c)
 }
 
 /* False when the locks could not be had back: the handler then holds
- * none (c->locks is NULL, so its end releases nothing and no catch block
- * runs) and ends with this error.
+ * none (c->locks is NULL, so its end releases nothing; c->locks_lost, so
+ * no catch block runs) and ends with this error.
  */
 static bool _stp_ufault_end(struct context *c)
 {
@@ -83,6 +83,7 @@ static bool _stp_ufault_end(struct context *c)
 	migrate_enable();
 	if (!ok) {
 		c->locks = NULL;
+		c->locks_lost = true;
 		_stp_error_at(c, "could not take the script's global locks "
 			      "back after a page fault of user memory",
 			      c->last_stmt);

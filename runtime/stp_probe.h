@@ -52,6 +52,10 @@ struct context {
 	int next;			/* a function said 'next' */
 	/* the handler's global locks while it holds them, else NULL */
 	const struct stp_lockset *locks;
+	/* they were let go of for a page fault and not had back: the
+	 * handler ends, no catch block runs (stp_mem.c)
+	 */
+	bool locks_lost;
 	STP_CONTEXT_LOCALS
 };
 

@@ -100,6 +100,7 @@ __stp_probe_enter(const struct stp_probe *p, int want_state)
 	c->nesting = 0;
 	c->next = 0;
 	c->locks = NULL;
+	c->locks_lost = false;
 #ifdef STAP_SUPPRESS_TIME_LIMITS_ENABLE
 	c->actionremaining = LONG_MAX;
 #else

@@ -1852,7 +1852,7 @@ static void gen_try(struct emitter *em, const struct stmt *st)
 	line(em, "if (c->last_error) {");
 	em->depth++;
 	/* a handler that lost its locks (stp_mem.c) must not go on */
-	line(em, "if (unlikely(!c->locks))");
+	line(em, "if (unlikely(c->locks_lost))");
 	line(em, "\t%s;", fail_jump(em));
 	if (st->catch_var)
 		line(em, "_stp_strcpy(%s, c->last_error);",
