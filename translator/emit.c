@@ -2507,12 +2507,13 @@ static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
 }
 
 /* ------------------------------------------------------------------ */
-/* Counters: a long global (scalar or array) that every write adds to, */
-/* as a statement of its own (x++, x--, x += e, x -= e, a[k]++, ...),  */
-/* is kept so that adding needs only the shared lock: a scalar is      */
-/* added to atomically, an array per CPU and summed when read.  Reads  */
-/* take the exclusive lock.  Hits on several CPUs that count into the  */
-/* same global then never wait for each other (doc/safety.md, Locks).  */
+/* Counters: a long global (a scalar, or an array of the default      */
+/* size) that every write adds to, as a statement of its own (x++,     */
+/* x--, x += e, x -= e, a[k]++, ...), is kept so that adding needs     */
+/* only the shared lock: a scalar is added to atomically, an array    */
+/* per CPU and summed when read.  Reads take the exclusive lock.  Hits */
+/* on several CPUs that count into the same global then never wait for */
+/* each other (doc/safety.md, Locks).                                  */
 
 struct counter_walk {
 	struct elab_walk w;
@@ -2612,9 +2613,13 @@ static void find_counters(struct emitter *em)
 	for (i = 0; i < s->globals.n; i++) {
 		const struct vardecl *v = s->globals.items[i];
 
+		/* a declared size is kept exactly (and the sums of a large
+		 * one, room for every CPU's part, might not fit in memory)
+		 */
 		em->counter[i] = !cw.no[i] && cw.adds[i] &&
 				 cw.adds[i] == cw.writes[i] &&
-				 v->type == TY_LONG && !v->wrap;
+				 v->type == TY_LONG && !v->wrap &&
+				 !v->maxsize;
 	}
 }
 
