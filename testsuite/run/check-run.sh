@@ -116,7 +116,7 @@ need()
 # stap), choosing the kernels first unless -k named them.
 check_prerequisites()
 {
-	local tool k fam pkg
+	local tool k fam
 	missing=()
 	[ -x "$stap" ] ||
 		need "stap: '$stap' is not executable (build it, or set STAP)"
