@@ -82,6 +82,7 @@ struct stp_map {
 	struct stp_map_node **cursor;	/* AGG: where the merge is */
 	char overflow_msg[80];
 	char agg_msg[80];
+	bool stale;			/* counter: the sums are out of date */
 };
 
 /* What an absent element of a statistics array reads as. */
@@ -127,6 +128,8 @@ static void *stp_map_node_val(struct stp_map *m, struct stp_map_node *n)
 static size_t stp_map_val_size(const struct stp_map_desc *d,
 			       enum stp_map_role role)
 {
+	if (d->counter)
+		return sizeof(int64_t);
 	if (role == STP_MAP_AGG)
 		return sizeof(struct stp_stat_agg);
 	if (role == STP_MAP_PCPU)
@@ -373,6 +376,11 @@ static int stp_map_init(struct stp_map *m, const struct stp_map_desc *d,
 	m->d = d;
 	m->role = role;
 	m->maxentries = d->maxentries ? d->maxentries : MAXMAPENTRIES;
+	/* a counter's sums hold whatever its CPUs' parts hold: its size
+	 * limits each CPU's part, where an add fails
+	 */
+	if (d->counter && role == STP_MAP_AGG)
+		m->maxentries *= nr_cpu_ids;
 	stp_map_list_init(&m->order);
 	stp_map_list_init(&m->age);
 	atomic64_set(&m->seq, 0);
@@ -415,7 +423,7 @@ static int stp_map_pcpu_new(struct stp_map *m)
 	struct stp_map *pm;
 	int cpu;
 
-	if (!m->d->stat || !stp_stat_desc_ok(m->d->stat))
+	if (!m->d->counter && (!m->d->stat || !stp_stat_desc_ok(m->d->stat)))
 		return -EINVAL;
 	m->pcpu = kcalloc(nr_cpu_ids, sizeof(*m->pcpu), GFP_KERNEL);
 	m->cursor = kcalloc(nr_cpu_ids, sizeof(*m->cursor), GFP_KERNEL);
@@ -432,7 +440,8 @@ static int stp_map_pcpu_new(struct stp_map *m)
 
 struct stp_map *_stp_map_new(const struct stp_map_desc *d)
 {
-	bool stat = d->val_kind == STP_KIND_STAT;
+	bool stat = d->val_kind == STP_KIND_STAT ||
+		    (d->counter && d->val_kind == STP_KIND_LONG);
 	struct stp_map *m = kzalloc(sizeof(*m), GFP_KERNEL);
 
 	if (!m)
@@ -478,9 +487,21 @@ void _stp_map_del(struct stp_map *m)
 
 /* ---- lookups and stores --------------------------------------------- */
 
+static void stp_map_counter_sync(struct stp_map *m);
+
+/* A counter array's sums, brought up to date before a read. */
+static void stp_map_sync(struct stp_map *m)
+{
+	if (m->d->counter && READ_ONCE(m->stale)) {
+		WRITE_ONCE(m->stale, false);
+		stp_map_counter_sync(m);
+	}
+}
+
 struct stp_map_node *_stp_map_find(struct stp_map *m,
 				   const struct stp_key *keys)
 {
+	stp_map_sync(m);
 	return stp_map_lookup(m, keys, stp_map_hash(m, keys));
 }
 
@@ -577,6 +598,36 @@ int _stp_map_add_stat(struct stp_map *m, const struct stp_key *keys,
 	return err;
 }
 
+static int stp_map_count_part(struct stp_map *m, const struct stp_key *keys,
+			      int64_t v)
+{
+	struct stp_map_node *n;
+	struct stp_map *pm;
+	int64_t *p;
+	int err = 0;
+
+	if (m->role != STP_MAP_AGG || !m->d->counter)
+		return -EINVAL;
+	pm = m->pcpu[get_cpu()];
+	n = stp_map_get(pm, keys, &err);
+	if (n) {
+		p = stp_map_node_val(pm, n);
+		*p = stp_stat_wadd(*p, v);
+	}
+	put_cpu();
+	return err;
+}
+
+int _stp_map_add_count(struct stp_map *m, const struct stp_key *keys,
+		       int64_t v)
+{
+	int err = stp_map_count_part(m, keys, v);
+
+	if (!READ_ONCE(m->stale))
+		WRITE_ONCE(m->stale, true);
+	return err;
+}
+
 void _stp_map_delete(struct stp_map *m, const struct stp_key *keys)
 {
 	u32 hash = stp_map_hash(m, keys);
@@ -620,6 +671,7 @@ void _stp_map_clear(struct stp_map *m)
 
 unsigned int _stp_map_size(struct stp_map *m)
 {
+	stp_map_sync(m);
 	return m->count;
 }
 
@@ -627,6 +679,7 @@ unsigned int _stp_map_size(struct stp_map *m)
 
 struct stp_map_node *_stp_map_first(struct stp_map *m)
 {
+	stp_map_sync(m);
 	if (m->order.next == &m->order)
 		return NULL;
 	return stp_map_order_node(m->order.next);
@@ -680,7 +733,7 @@ static int stp_map_cmp_value(const struct stp_map_sort *s,
 {
 	struct stp_map *m = s->m;
 
-	if (m->role == STP_MAP_AGG)
+	if (m->role == STP_MAP_AGG && !m->d->counter)
 		return stp_map_cmp_s64(
 			stp_stat_agg_value(stp_map_node_val(m, a), s->agg),
 			stp_stat_agg_value(stp_map_node_val(m, b), s->agg));
@@ -783,6 +836,7 @@ void _stp_map_sort(struct stp_map *m, int column, int dir,
 
 	if (column < 0 || column > m->d->nkeys)
 		return;
+	stp_map_sync(m);
 	stp_map_sort_list(&s);
 }
 
@@ -821,7 +875,8 @@ int64_t _stp_node_long(struct stp_map *m, struct stp_map_node *n)
 
 int64_t *_stp_node_long_ptr(struct stp_map *m, struct stp_map_node *n)
 {
-	if (m->role != STP_MAP_PLAIN || m->d->val_kind != STP_KIND_LONG)
+	if (m->d->val_kind != STP_KIND_LONG ||
+	    (m->role != STP_MAP_PLAIN && !m->d->counter))
 		return NULL;
 	return stp_map_node_val(m, n);
 }
@@ -957,13 +1012,63 @@ int _stp_map_agg(struct stp_map *m)
 		an = stp_map_agg_node(m, pn, &err);
 		pn->agg = an;
 		/* Every per-CPU part has the same size and key layout. */
-		if (an)
+		if (an && m->d->counter)
+			*(int64_t *)stp_map_node_val(m, an) = stp_stat_wadd(
+				*(int64_t *)stp_map_node_val(m, an),
+				*(int64_t *)stp_map_node_val(m, pn));
+		else if (an)
 			stp_stat_agg_fold(m->d->stat, stp_map_node_val(m, an),
 					  stp_map_node_val(m, pn));
 	}
-	stp_map_agg_variance(m);
+	if (!m->d->counter)
+		stp_map_agg_variance(m);
 	stp_map_sort_list(&by_age);
 	return err;
+}
+
+/* A counter's sums, recomputed in place: no node of the sum map is freed
+ * (a delete takes an element out of the sums and the CPUs' maps alike),
+ * so a foreach over the array that adds to it and then reads it goes on
+ * over valid nodes.  New elements go to the end, in the order they were
+ * first added on any CPU.  The sum map has room for every CPU's
+ * elements (stp_map_init), so none is left out.
+ */
+static void stp_map_counter_sync(struct stp_map *m)
+{
+	struct stp_map_sort by_age = { .m = m, .column = -1, .dir = 1 };
+	struct stp_key keys[STP_MAX_KEYS];
+	struct stp_map_node *an, *pn;
+	struct stp_map_list *l;
+	struct stp_map *pm;
+	bool added = false;
+	int64_t *v;
+	int cpu;
+
+	for (l = m->order.next; l != &m->order; l = l->next)
+		*(int64_t *)stp_map_node_val(m, stp_map_order_node(l)) = 0;
+	for_each_possible_cpu(cpu) {
+		pm = m->pcpu[cpu];
+		for (l = pm->age.next; l != &pm->age; l = l->next) {
+			pn = stp_map_age_node(l);
+			stp_map_get_keys(m, pn, keys);
+			an = stp_map_lookup(m, keys, pn->hash);
+			if (!an && m->free) {
+				an = stp_map_node_new(m, keys, pn->hash,
+						      pn->seq);
+				added = true;
+			} else if (!an) {
+				m->stale = true;
+				continue;
+			}
+			if (pn->seq < an->seq)
+				an->seq = pn->seq;
+			v = stp_map_node_val(m, an);
+			*v = stp_stat_wadd(*v, *(int64_t *)
+					   stp_map_node_val(pm, pn));
+		}
+	}
+	if (added)
+		stp_map_sort_list(&by_age);
 }
 
 const char *_stp_map_overflow_msg(struct stp_map *m)

@@ -27,6 +27,11 @@ struct stp_map_desc {
 	unsigned int maxentries;	/* declared size or MAXMAPENTRIES */
 	bool wrap;			/* '%': reuse the oldest entry */
 	const struct stp_stat_desc *stat;	/* when val_kind is STAT */
+	/* a counter: a long array that the script only adds to (++, --,
+	 * +=, -= as statements) besides reading it; kept per CPU like a
+	 * statistics array and summed when read (see _stp_map_add_count)
+	 */
+	bool counter;
 };
 
 /* One index value as generated code passes it. */
@@ -66,6 +71,14 @@ struct stp_map_node *_stp_map_lookup_add(struct stp_map *m,
  */
 int _stp_map_add_stat(struct stp_map *m, const struct stp_key *keys,
 		      int64_t v);
+
+/* a[k] += v on a counter array: this CPU's map only, so the shared
+ * lock is enough.  Every read (lookups, iteration, size, sort) sums the
+ * CPUs' maps first when they changed, in place, and needs the exclusive
+ * lock.  -E2BIG when this CPU's map is full.
+ */
+int _stp_map_add_count(struct stp_map *m, const struct stp_key *keys,
+		       int64_t v);
 
 void _stp_map_delete(struct stp_map *m, const struct stp_key *keys);
 /* delete a[k1, *]: wild[i] set means key i is '*'. */

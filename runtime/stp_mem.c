@@ -16,54 +16,104 @@ int _stp_kread(void *dst, unsigned long addr, size_t n)
 /* Whether the running handler may take page faults on its user memory:
  * a uprobe's, run by the kernel in the probed task where it may sleep,
  * holding nothing but the preemption count that the probe prologue
- * (stp_probe_inline.h) took.  Any other probe, or a uprobe handler in
- * an unexpected state, reads without faulting.
+ * (stp_probe_inline.h) took and the one each of its global locks took
+ * (which _stp_ufault_begin lets go of first).  Any other probe, or a
+ * uprobe handler in an unexpected state, reads without faulting.
  */
-static bool _stp_uread_may_fault(void)
+static struct context *_stp_uread_may_fault(void)
 {
 #ifdef CONFIG_PREEMPT_COUNT
 	struct context *c = _stp_contexts[smp_processor_id()];
+	int held;
 
-	return c && (c->probe_type == STP_PROBE_UPROBE ||
-		     c->probe_type == STP_PROBE_URETPROBE) &&
-	       preempt_count() == PREEMPT_DISABLE_OFFSET &&
-	       !irqs_disabled() && !rcu_preempt_depth() &&
-	       !pagefault_disabled() && current->mm &&
-	       !(current->flags & PF_KTHREAD);
+	if (!c || (c->probe_type != STP_PROBE_UPROBE &&
+		   c->probe_type != STP_PROBE_URETPROBE))
+		return NULL;
+	held = c->locks ? c->locks->n : 0;
+	if (preempt_count() != PREEMPT_DISABLE_OFFSET * (1 + held) ||
+	    irqs_disabled() || rcu_preempt_depth() || pagefault_disabled() ||
+	    !current->mm || (current->flags & PF_KTHREAD))
+		return NULL;
+	return c;
 #else
-	return false;
+	return NULL;
 #endif
 }
 
-/* A page that is not resident (never touched, swapped out, a file page
- * not mapped yet) is faulted in, which may sleep: with preemption on for
- * that time, but migration off, so that this CPU's context and print
- * buffer, which the handler holds, stay its own.  Probes that hit on
- * this CPU meanwhile find the context busy and are skipped; the
- * handler's global locks stay held (other CPUs' trylocks give up after
- * MAXTRYLOCK).
+/* How often a handler that let go of its locks for a page fault tries to
+ * take them back (each try spins MAXTRYLOCK x TRYLOCKDELAY us at most,
+ * and the task may sleep between tries).
  */
-static int _stp_uread_fault(void *dst, unsigned long addr, size_t n)
+#define STP_RELOCK_TRIES 10
+
+/* A page that is not resident (never touched, swapped out, a file page
+ * not mapped yet) is faulted in, which may sleep: with the handler's
+ * global locks released, so that no other CPU waits for a sleeping
+ * task, and with preemption on for that time but migration off, so that
+ * this CPU's context and print buffer, which the handler holds, stay its
+ * own (probes that hit on this CPU meanwhile find the context busy and
+ * are skipped).  The globals may change while the task sleeps: the
+ * handler is atomic up to the read and from it on, not across it
+ * (doc/safety.md).
+ */
+static void _stp_ufault_begin(struct context *c)
+{
+	if (c->locks)
+		c->locks->unlock();
+	migrate_disable();
+	preempt_enable();
+}
+
+/* False when the locks could not be had back: the handler then holds
+ * none (c->locks is NULL, so its end releases nothing; c->locks_lost, so
+ * no catch block runs) and ends with this error.
+ */
+static bool _stp_ufault_end(struct context *c)
+{
+	const struct stp_lockset *ls = c->locks;
+	bool ok = !ls;
+	int i;
+
+	for (i = 0; !ok && i < STP_RELOCK_TRIES; i++) {
+		ok = ls->lock();
+		if (!ok)
+			cond_resched();
+	}
+	preempt_disable();
+	migrate_enable();
+	if (!ok) {
+		c->locks = NULL;
+		c->locks_lost = true;
+		_stp_error_at(c, "could not take the script's global locks "
+			      "back after a page fault of user memory",
+			      c->last_stmt);
+	}
+	return ok;
+}
+
+static int _stp_uread_fault(struct context *c, void *dst, unsigned long addr,
+			    size_t n)
 {
 	unsigned long left;
 
-	migrate_disable();
-	preempt_enable();
+	_stp_ufault_begin(c);
 	left = copy_from_user(dst, (const void __user *)addr, n);
-	preempt_disable();
-	migrate_enable();
+	if (!_stp_ufault_end(c))
+		return -EFAULT;
 	return left ? -EFAULT : 0;
 }
 
 int _stp_uread(void *dst, unsigned long addr, size_t n)
 {
+	struct context *c;
+
 	if (likely(!copy_from_user_nofault(dst, (const void __user *)addr,
 					   n)))
 		return 0;
-	if (!_stp_uread_may_fault() || !access_ok((const void __user *)addr,
-						  n))
+	c = _stp_uread_may_fault();
+	if (!c || !access_ok((const void __user *)addr, n))
 		return -EFAULT;
-	return _stp_uread_fault(dst, addr, n);
+	return _stp_uread_fault(c, dst, addr, n);
 }
 
 /* Strings are copied a page-bounded chunk at a time: the kernel's own
@@ -156,16 +206,17 @@ fault:
 int _stp_uwrite(unsigned long addr, const void *src, size_t n)
 {
 	unsigned long left;
+	struct context *c;
 
 	if (likely(!copy_to_user_nofault((void __user *)addr, src, n)))
 		return 0;
-	if (!_stp_uread_may_fault() || !access_ok((void __user *)addr, n))
+	c = _stp_uread_may_fault();
+	if (!c || !access_ok((void __user *)addr, n))
 		return -EFAULT;
-	migrate_disable();
-	preempt_enable();
+	_stp_ufault_begin(c);
 	left = copy_to_user((void __user *)addr, src, n);
-	preempt_disable();
-	migrate_enable();
+	if (!_stp_ufault_end(c))
+		return -EFAULT;
 	return left ? -EFAULT : 0;
 }
 

@@ -3,6 +3,7 @@
  */
 #include <linux/sched/task_stack.h>
 
+#include "msg.h"
 #include "stp_probe_inline.h"
 
 struct context *_stp_contexts[NR_CPUS];
@@ -61,7 +62,7 @@ void _stp_probe_busy(struct context *c)
 {
 	/* a probe hit inside a probe handler on this CPU */
 	atomic_dec(&c->busy);
-	_stp_probe_skipped();
+	_stp_probe_skipped_why(STP_SKIP_REENTRANT);
 }
 
 void _stp_probe_leave_slow(struct context *c)
@@ -89,6 +90,46 @@ void _stp_error_fmt(struct context *c, const char *where,
 }
 
 DEFINE_PER_CPU(int, _stp_lean_tick);
+
+static atomic_t _stp_skips[STP_SKIP_NWHY];
+
+void _stp_probe_skipped_why(enum stp_skip_why why)
+{
+	atomic_inc(&_stp_skips[why]);
+	_stp_probe_skipped();
+}
+
+/* stap -t: what the skipped hits were skipped for, one line each, as
+ * the established tool words them.
+ */
+void _stp_probe_skip_report(void)
+{
+#ifdef STP_TIMING
+	int i, k;
+
+	for (i = 0; i < stp_nglobal_locks; i++) {
+		k = atomic_read(&stp_global_locks[i]->skips);
+		if (k)
+			_stp_ctl_printf(STP_MSG_WARNING, true, "WARNING: "
+					"Skipped due to global '%s' lock "
+					"timeout: %d\n",
+					stp_global_locks[i]->name, k);
+	}
+	k = atomic_read(&_stp_skips[STP_SKIP_LOWSTACK]);
+	if (k)
+		_stp_ctl_printf(STP_MSG_WARNING, true, "WARNING: Skipped due "
+				"to low stack: %d\n", k);
+	k = atomic_read(&_stp_skips[STP_SKIP_REENTRANT]);
+	if (k)
+		_stp_ctl_printf(STP_MSG_WARNING, true, "WARNING: Skipped due "
+				"to reentrancy: %d\n", k);
+	k = atomic_read(&_stp_skips[STP_SKIP_OTHER]);
+	if (k)
+		_stp_ctl_printf(STP_MSG_WARNING, true, "WARNING: Skipped due "
+				"to uprobe bookkeeping (task or return frame "
+				"tables full): %d\n", k);
+#endif
+}
 
 #if !defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE)
 DEFINE_PER_CPU(struct stp_overload, _stp_overload);
@@ -128,26 +169,32 @@ void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
 	__stp_probe_run(p, p->handler, regs, NULL, NULL, want_state);
 }
 
-bool _stp_read_trylock_slow(rwlock_t *l)
+/* The retries of a lock that the inline try did not get, with the
+ * preemption count that try took; on failure that count is dropped and
+ * the skip counted against the lock.
+ */
+static bool _stp_trylock_slow(struct stp_rwlock *l, bool write)
 {
 	int i;
 
 	for (i = 1; i < MAXTRYLOCK; i++) {
 		udelay(TRYLOCKDELAY);
-		if (_stp_raw_read_trylock(l))
+		if (write ? arch_write_trylock(&l->raw) :
+			    arch_read_trylock(&l->raw))
 			return true;
 	}
+	preempt_enable();
+	atomic_inc(&l->skips);
+	_stp_probe_skipped_why(STP_SKIP_LOCK);
 	return false;
 }
 
-bool _stp_write_trylock_slow(rwlock_t *l)
+bool _stp_read_trylock_slow(struct stp_rwlock *l)
 {
-	int i;
+	return _stp_trylock_slow(l, false);
+}
 
-	for (i = 1; i < MAXTRYLOCK; i++) {
-		udelay(TRYLOCKDELAY);
-		if (_stp_raw_write_trylock(l))
-			return true;
-	}
-	return false;
+bool _stp_write_trylock_slow(struct stp_rwlock *l)
+{
+	return _stp_trylock_slow(l, true);
 }

@@ -51,6 +51,12 @@ struct context {
 	int nesting;			/* function call depth */
 	unsigned long stack_floor;	/* stp_nesting.h */
 	int next;			/* a function said 'next' */
+	/* the handler's global locks while it holds them, else NULL */
+	const struct stp_lockset *locks;
+	/* they were let go of for a page fault and not had back: the
+	 * handler ends, no catch block runs (stp_mem.c)
+	 */
+	bool locks_lost;
 	STP_CONTEXT_LOCALS
 };
 
@@ -89,11 +95,55 @@ void _stp_error_fmt(struct context *c, const char *where,
 void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,
 		    int want_state);
 
-/* Global locks: trylock with bounded retries (MAXTRYLOCK x
- * TRYLOCKDELAY us); false means the probe must be skipped.  The first
- * try is inline (stp_probe_inline.h), the retries are not.
+/* A global's lock (docs/safety.md, "Locks").  The architecture's
+ * reader-writer lock, which spins on every kernel, PREEMPT_RT included
+ * (where rwlock_t sleeps), taken only by trylock and only with one more
+ * preemption count per lock held: the preemption model sees a handler
+ * holding locks as atomic, so nothing it calls may sleep (the kernel's
+ * own checks say so) and a user-memory read that must fault first lets
+ * go of them (_stp_probe_unlock_for_fault).
  */
-bool _stp_read_trylock_slow(rwlock_t *l);
-bool _stp_write_trylock_slow(rwlock_t *l);
+struct stp_rwlock {
+	arch_rwlock_t raw;
+	atomic_t skips;			/* hits skipped for want of it (-t) */
+	const char *name;		/* the global's script name */
+};
+
+#define STP_DEFINE_RWLOCK(var, script_name)				\
+	struct stp_rwlock var = { .raw = __ARCH_RW_LOCK_UNLOCKED,	\
+				  .name = script_name }
+
+/* The locks one handler takes, all or none, in the global's order; the
+ * translator writes one per probe.  lock() counts a skip when it fails.
+ */
+struct stp_lockset {
+	bool (*lock)(void);
+	void (*unlock)(void);
+	int n;				/* how many locks */
+};
+
+/* Global locks: trylock with bounded retries (MAXTRYLOCK x
+ * TRYLOCKDELAY us); false means the probe must be skipped (counted
+ * against the lock, for -t).  The first try is inline
+ * (stp_probe_inline.h), the retries are not.
+ */
+bool _stp_read_trylock_slow(struct stp_rwlock *l);
+bool _stp_write_trylock_slow(struct stp_rwlock *l);
+
+/* Every global's lock, for the -t report (the generated module). */
+extern struct stp_rwlock *const stp_global_locks[];
+extern const int stp_nglobal_locks;
+
+/* Why a hit was skipped, for the -t report. */
+enum stp_skip_why {
+	STP_SKIP_REENTRANT,
+	STP_SKIP_LOWSTACK,
+	STP_SKIP_LOCK,
+	STP_SKIP_OTHER,
+	STP_SKIP_NWHY,
+};
+void _stp_probe_skipped_why(enum stp_skip_why why);
+/* The -t lines on skipped hits, at the end of the session. */
+void _stp_probe_skip_report(void);
 
 #endif

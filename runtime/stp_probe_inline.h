@@ -14,33 +14,45 @@ extern bool _stp_probe_leave_overloaded;
 void _stp_probe_busy(struct context *c);
 void _stp_probe_leave_slow(struct context *c);
 
-/* Probe handlers run with preemption off and take a global's lock only
- * for the handler: the architecture's lock operations, inline, do all
- * that is needed (the kernel's rwlock calls would add two calls and a
- * preemption count per lock).  A real-time kernel's rwlocks are another
- * thing: there the kernel's own calls.
+/* Global locks, inline: one preemption count per lock held, so that a
+ * handler holding any is atomic for the kernel's checks and for
+ * _stp_uread_may_fault (stp_mem.c); the lock itself is the arch's, which
+ * spins on PREEMPT_RT too.
  */
-#ifndef CONFIG_PREEMPT_RT
-#define _stp_raw_read_trylock(l) arch_read_trylock(&(l)->raw_lock)
-#define _stp_raw_write_trylock(l) arch_write_trylock(&(l)->raw_lock)
-#define _stp_read_unlock(l) arch_read_unlock(&(l)->raw_lock)
-#define _stp_write_unlock(l) arch_write_unlock(&(l)->raw_lock)
-#else
-#define _stp_raw_read_trylock(l) read_trylock(l)
-#define _stp_raw_write_trylock(l) write_trylock(l)
-#define _stp_read_unlock(l) read_unlock(l)
-#define _stp_write_unlock(l) write_unlock(l)
-#endif
-
-static __always_inline bool _stp_read_trylock(rwlock_t *l)
+static __always_inline bool _stp_read_trylock(struct stp_rwlock *l)
 {
-	return likely(_stp_raw_read_trylock(l)) || _stp_read_trylock_slow(l);
+	preempt_disable();
+	if (likely(arch_read_trylock(&l->raw)))
+		return true;
+	return _stp_read_trylock_slow(l);
 }
 
-static __always_inline bool _stp_write_trylock(rwlock_t *l)
+static __always_inline bool _stp_write_trylock(struct stp_rwlock *l)
 {
-	return likely(_stp_raw_write_trylock(l)) ||
-	       _stp_write_trylock_slow(l);
+	preempt_disable();
+	if (likely(arch_write_trylock(&l->raw)))
+		return true;
+	return _stp_write_trylock_slow(l);
+}
+
+static __always_inline void _stp_read_unlock(struct stp_rwlock *l)
+{
+	arch_read_unlock(&l->raw);
+	preempt_enable();
+}
+
+static __always_inline void _stp_write_unlock(struct stp_rwlock *l)
+{
+	arch_write_unlock(&l->raw);
+	preempt_enable();
+}
+
+/* x += v on a counter global (translator/emit.c): under the shared
+ * lock, so several CPUs may add at once; reads take the exclusive one.
+ */
+static __always_inline void _stp_counter_add(long *x, int64_t v)
+{
+	atomic64_add(v, (atomic64_t *)x);
 }
 
 /* Room left on the task stack; interrupt stacks are not measured. */
@@ -63,7 +75,7 @@ __stp_probe_enter(const struct stp_probe *p, int want_state)
 	if (atomic_read(&_stp_session_state) != want_state)
 		return NULL;
 	if (unlikely(_stp_stack_low())) {
-		_stp_probe_skipped();
+		_stp_probe_skipped_why(STP_SKIP_LOWSTACK);
 		return NULL;
 	}
 	c = _stp_contexts[smp_processor_id()];
@@ -87,6 +99,8 @@ __stp_probe_enter(const struct stp_probe *p, int want_state)
 	c->last_stmt = NULL;
 	c->nesting = 0;
 	c->next = 0;
+	c->locks = NULL;
+	c->locks_lost = false;
 #ifdef STAP_SUPPRESS_TIME_LIMITS_ENABLE
 	c->actionremaining = LONG_MAX;
 #else

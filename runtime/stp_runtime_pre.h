@@ -13,7 +13,6 @@
 #include <linux/vmalloc.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
-#include <linux/rwlock.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/timer.h>

@@ -180,6 +180,8 @@ static void _stp_sess_report(void)
 		_stp_ctl_printf(STP_MSG_WARNING, true, "WARNING: Number of "
 				"errors: %d, skipped probes: %d\n", errors,
 				skipped);
+	if (skipped)
+		_stp_probe_skip_report();
 	if (lost)
 		_stp_ctl_printf(STP_MSG_WARNING, true, "WARNING: %llu bytes "
 				"of output were lost: staprun fell behind "

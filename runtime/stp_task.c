@@ -177,7 +177,7 @@ static void _stp_task_prog_add(struct task_struct *t, struct inode *exe)
 	}
 	raw_spin_unlock_irqrestore(&_stp_task_progs_lock, flags);
 	if (!free)
-		_stp_probe_skipped();
+		_stp_probe_skipped_why(STP_SKIP_OTHER);
 }
 
 /* What t's process began running, if it is in the table; taken out of

@@ -183,7 +183,7 @@ static int _stp_uretprobe_entry_hit(struct uprobe_consumer *uc,
 		return UPROBE_HANDLER_REMOVE;
 	f = _stp_uframe_claim(up->frames, current, STP_URET_SP(regs->sp));
 	if (!f) {
-		_stp_probe_skipped();
+		_stp_probe_skipped_why(STP_SKIP_OTHER);
 		return 0;
 	}
 	_stp_uframe_done(up->frames, f,

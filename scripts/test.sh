@@ -1,7 +1,8 @@
 #!/bin/bash
 # test.sh - the README's test command: install what is missing, build in
 # build/ with warnings as errors and ASan/UBSan, and run `make check`
-# (host tests, then the kernel tests in QEMU guests for 6.1 and 6.12).
+# (host tests, then the kernel tests in QEMU guests for 6.1, 6.12 and
+# 6.12 PREEMPT_RT).
 # The exit status is make check's.
 
 set -eu

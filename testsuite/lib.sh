@@ -61,17 +61,44 @@ tap_finish()
 	exit $((failed > 0))
 }
 
-# newest_kernel FAMILY: the newest FAMILY.*-amd64 release in /boot (not
-# the -rt or -cloud flavours), or nothing.
+# The kernel families every kernel harness covers by default: Debian's
+# 6.1, 6.12 and 6.12 PREEMPT_RT (where spinlock_t and rwlock_t sleep).
+# shellcheck disable=SC2034 # used by the harnesses that source this
+kernel_families=(6.1 6.12 6.12-rt)
+
+# family_packages FAMILY: the Debian packages that bring it.
+family_packages()
+{
+	case $1 in
+	6.1) echo "linux-image-amd64 linux-headers-amd64" ;;
+	*) echo "linux-image-$1-amd64 linux-headers-$1-amd64" ;;
+	esac
+}
+
+# family_match FAMILY: filters release names (one a line) down to the
+# family's: FAMILY.*-amd64 without the -rt or -cloud flavours, or for
+# FAMILY-rt the -rt flavour only.
+family_match()
+{
+	local base=${1%-rt}
+
+	if [ "$base" != "$1" ]; then
+		grep -E "^${base//./\\.}\.[0-9].*-rt-amd64\$"
+	else
+		grep -E "^${base//./\\.}\.[0-9].*-amd64\$" |
+			grep -v -e '-rt-' -e '-cloud-'
+	fi
+}
+
+# newest_kernel FAMILY: the newest release of FAMILY in /boot, or
+# nothing.
 newest_kernel()
 {
 	local f
 
-	for f in /boot/vmlinuz-"$1".*[0-9]-amd64; do
-		if [ -e "$f" ]; then
-			echo "${f#/boot/vmlinuz-}"
-		fi
-	done | sort -V | tail -n 1
+	for f in /boot/vmlinuz-*; do
+		[ -e "$f" ] && echo "${f#/boot/vmlinuz-}"
+	done | family_match "$1" | sort -V | tail -n 1
 }
 
 # missing_tools FN TOOL:PACKAGE...: FN TOOL "apt-get install PACKAGE"
@@ -88,14 +115,15 @@ missing_tools()
 	return 0
 }
 
-# default_kernels FN: unless kvers names some, the newest 6.1 and 6.12
-# kernels in /boot, into kvers; FN FAMILY for a family that has none.
+# default_kernels FN: unless kvers names some, the newest kernel of each
+# of kernel_families in /boot, into kvers; FN FAMILY for a family that
+# has none.
 default_kernels()
 {
 	local family k
 
 	[ ${#kvers[@]} -eq 0 ] || return 0
-	for family in 6.1 6.12; do
+	for family in "${kernel_families[@]}"; do
 		k=$(newest_kernel "$family")
 		if [ -n "$k" ]; then
 			kvers+=("$k")

@@ -119,9 +119,9 @@ fuzz_corpus()
 	fi
 }
 
-# The kernel tests: modules built for Debian's 6.1 and 6.12 kernels and
-# run in QEMU guests (testsuite/vm).  A missing prerequisite is a failed
-# test there, never a skip.
+# The kernel tests: modules built for Debian's 6.1, 6.12 and 6.12-rt
+# kernels and run in QEMU guests (testsuite/vm).  A missing prerequisite
+# is a failed test there, never a skip.
 kernel_tests()
 {
 	component vm bash "$TAPIR_SRCDIR/testsuite/vm/check-vm.sh"

@@ -62,6 +62,7 @@ struct emitter {
 	struct strbuf share_defs;	/* probes that run another's handler */
 	struct strbuf lit_tables;	/* literals of shared handlers */
 	const char **lits_of;		/* per probe: its literal table */
+	bool *counter;			/* per global: a counter (below) */
 };
 
 /* The probes of a family that is emitted all at once. */
@@ -75,6 +76,9 @@ static void gen_expr(struct emitter *em, struct strbuf *o,
 static void gen_stmt(struct emitter *em, const struct stmt *st);
 static const char *gen_agg_of(struct emitter *em, struct strbuf *o,
 			      const struct expr *s);
+static bool gen_counter_add(struct emitter *em, const struct expr *e);
+static int global_index(struct session *s, const struct vardecl *v);
+static bool is_counter(struct emitter *em, const struct vardecl *v);
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                            */
@@ -1574,6 +1578,9 @@ static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 {
 	struct strbuf o;
 
+	if (gen_counter_add(em, e))
+		return;
+
 	sb_init(&o);
 	sb_puts(&o, "(void)");
 	gen_expr(em, &o, e);
@@ -1898,6 +1905,9 @@ static void gen_try(struct emitter *em, const struct stmt *st)
 	em->depth++;
 	line(em, "if (c->last_error) {");
 	em->depth++;
+	/* a handler that lost its locks (stp_mem.c) must not go on */
+	line(em, "if (unlikely(c->locks_lost))");
+	line(em, "\t%s;", fail_jump(em));
 	if (st->catch_var)
 		line(em, "_stp_strcpy(%s, c->last_error);",
 		     var_cname(em, st->catch_var->var));
@@ -2135,6 +2145,8 @@ static void gen_global_decl(struct emitter *em, struct strbuf *o,
 			  "STP_KIND_LONG",
 			  v->maxsize ? v->maxsize : 0L,
 			  v->wrap ? "true" : "false");
+		if (is_counter(em, v))
+			sb_puts(o, "\t.counter = true,\n");
 		if (is_stat_var(v))
 			sb_printf(o, "\t.stat = &%s_stat_desc,\n", n);
 		sb_printf(o, "};\nstatic struct stp_map *%s;\n", n);
@@ -2154,7 +2166,8 @@ static void gen_global_decl(struct emitter *em, struct strbuf *o,
 		}
 		sb_puts(o, ";\n");
 	}
-	sb_printf(o, "static DEFINE_RWLOCK(%s_lock);\n\n", n);
+	sb_printf(o, "static STP_DEFINE_RWLOCK(%s_lock, \"%s\");\n\n", n,
+		  v->name);
 }
 
 static void gen_locals_struct(struct strbuf *o, const struct body *b)
@@ -2334,6 +2347,8 @@ static void gen_function(struct emitter *em, struct func *f)
  * keeps them for the return handler, where the provider says (the
  * kretprobe instance, a uretprobe's frame).
  */
+static void gen_unlock(struct emitter *em, const struct derived_probe *dp);
+
 static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 {
 	static struct vec no_locals;
@@ -2376,6 +2391,7 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	line(em, "(void)l;");
 	line(em, "if (!stp_probe_%d_lock())", dp->index);
 	line(em, "\treturn;");
+	line(em, "c->locks = &stp_probe_%d_locks;", dp->index);
 	for (i = 0; i < dp->entry_exprs.n; i++) {
 		const struct expr *e = dp->entry_exprs.items[i];
 		struct strbuf x;
@@ -2391,7 +2407,7 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	em->depth = 0;
 	line(em, "out: __maybe_unused;");
 	em->depth = 1;
-	line(em, "stp_probe_%d_unlock();", dp->index);
+	gen_unlock(em, dp);
 	sb_puts(&b->text, "}\n\n");
 }
 
@@ -2493,6 +2509,18 @@ bool emit_probe_lean(struct emitter *em, const struct derived_probe *dp)
 	return dp->lean;
 }
 
+/* The release at the handler's end: a handler whose locks a page fault
+ * made it let go of and could not take back (stp_mem.c) holds none.
+ */
+static void gen_unlock(struct emitter *em, const struct derived_probe *dp)
+{
+	if (em->lean)
+		line(em, "stp_probe_%d_unlock();", dp->index);
+	else
+		line(em, "if (likely(c->locks))\n\t\tstp_probe_%d_unlock();",
+		     dp->index);
+}
+
 /* The handler's statements between its condition, the locks and the
  * exit label, for both copies.
  */
@@ -2502,11 +2530,13 @@ static void gen_handler_run(struct emitter *em, struct derived_probe *dp)
 		line(em, "if (!(%s))\n\t\treturn;", cond_text(em, dp->cond));
 	line(em, "if (!stp_probe_%d_lock())", dp->index);
 	line(em, "\treturn;");
+	if (!em->lean)
+		line(em, "c->locks = &stp_probe_%d_locks;", dp->index);
 	gen_block_body(em, dp->body);
 	em->depth = 0;
 	line(em, "out: __maybe_unused;");
 	em->depth = 1;
-	line(em, "stp_probe_%d_unlock();", dp->index);
+	gen_unlock(em, dp);
 	sb_puts(&em->b->text, "}\n\n");
 }
 
@@ -2544,6 +2574,172 @@ static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
 }
 
 /* ------------------------------------------------------------------ */
+/* Counters: a long global (a scalar, or an array of the default      */
+/* size) that every write adds to, as a statement of its own (x++,     */
+/* x--, x += e, x -= e, a[k]++, ...), is kept so that adding needs     */
+/* only the shared lock: a scalar is added to atomically, an array    */
+/* per CPU and summed when read.  Reads take the exclusive lock.  Hits */
+/* on several CPUs that count into the same global then never wait for */
+/* each other (doc/safety.md, Locks).                                  */
+
+struct counter_walk {
+	struct elab_walk w;
+	struct emitter *em;
+	int *writes, *adds;
+	bool *no;
+};
+
+/* The global that an add statement adds to, or NULL. */
+static const struct vardecl *counter_target(const struct expr *e)
+{
+	const struct expr *lv;
+
+	if (!e || (e->kind != EX_INCDEC && e->kind != EX_ASSIGN))
+		return NULL;
+	if (e->kind == EX_ASSIGN && strcmp(e->op, "+=") &&
+	    strcmp(e->op, "-="))
+		return NULL;
+	lv = e->a->kind == EX_INDEX ? e->a->a : e->a;
+	if (lv->kind != EX_SYM || !lv->var || !lv->var->is_global ||
+	    lv->var->type != TY_LONG)
+		return NULL;
+	return lv->var;
+}
+
+static bool counter_expr_cb(struct elab_walk *w, struct expr *e)
+{
+	struct counter_walk *cw = (struct counter_walk *)w;
+	const struct expr *lv;
+	int i;
+
+	if (e->kind != EX_ASSIGN && e->kind != EX_INCDEC)
+		return true;
+	lv = e->a->kind == EX_INDEX ? e->a->a : e->a;
+	if (lv->kind == EX_SYM && lv->var && lv->var->is_global) {
+		i = global_index(cw->em->s, lv->var);
+		if (i >= 0)
+			cw->writes[i]++;
+	}
+	return true;
+}
+
+static bool counter_stmt_cb(struct elab_walk *w, struct stmt *st)
+{
+	struct counter_walk *cw = (struct counter_walk *)w;
+	const struct vardecl *v;
+	int i;
+
+	if (st->kind != ST_EXPR || !(v = counter_target(st->expr)))
+		return true;
+	i = global_index(cw->em->s, v);
+	if (i >= 0)
+		cw->adds[i]++;
+	return true;
+}
+
+static void counter_pragma(struct vardecl *v, void *arg)
+{
+	struct counter_walk *cw = arg;
+	int i = global_index(cw->em->s, v);
+
+	if (i >= 0)
+		cw->no[i] = true;
+}
+
+static void find_counters(struct emitter *em)
+{
+	struct session *s = em->s;
+	struct counter_walk cw;
+	size_t n = (size_t)s->globals.n + 1;
+	int i, j;
+
+	memset(&cw, 0, sizeof(cw));
+	cw.w.expr = counter_expr_cb;
+	cw.w.stmt = counter_stmt_cb;
+	cw.em = em;
+	cw.writes = arena_alloc(s->arena, n * sizeof(int));
+	cw.adds = arena_alloc(s->arena, n * sizeof(int));
+	cw.no = arena_alloc(s->arena, n);
+	em->counter = arena_alloc(s->arena, n);
+	for (i = 0; i < s->probes.n; i++) {
+		struct derived_probe *dp = s->probes.items[i];
+
+		elab_walk_stmt(&cw.w, dp->body);
+		elab_walk_expr(&cw.w, dp->cond);
+		for (j = 0; j < dp->entry_exprs.n; j++)
+			elab_walk_expr(&cw.w, dp->entry_exprs.items[j]);
+	}
+	for (i = 0; i < s->functions.n; i++) {
+		struct func *f = s->functions.items[i];
+
+		elab_walk_stmt(&cw.w, f->body);
+		/* embedded C that names a global works on it directly */
+		elab_pragma_globals(s, f->code, "read", counter_pragma, &cw);
+		elab_pragma_globals(s, f->code, "write", counter_pragma, &cw);
+	}
+	for (i = 0; i < s->globals.n; i++) {
+		const struct vardecl *v = s->globals.items[i];
+
+		/* a declared size is kept exactly (and the sums of a large
+		 * one, room for every CPU's part, might not fit in memory)
+		 */
+		em->counter[i] = !cw.no[i] && cw.adds[i] &&
+				 cw.adds[i] == cw.writes[i] &&
+				 v->type == TY_LONG && !v->wrap &&
+				 !v->maxsize;
+	}
+}
+
+static bool is_counter(struct emitter *em, const struct vardecl *v)
+{
+	int i;
+
+	if (!em->counter || !v || !v->is_global)
+		return false;
+	i = global_index(em->s, v);
+	return i >= 0 && em->counter[i];
+}
+
+/* An add statement on a counter: the value first, then the keys (the
+ * order of '<<<').
+ */
+static bool gen_counter_add(struct emitter *em, const struct expr *e)
+{
+	const struct vardecl *v = counter_target(e);
+	const struct expr *lv = e->a;
+	struct strbuf o;
+
+	if (!v || !is_counter(em, v))
+		return false;
+	sb_init(&o);
+	sb_puts(&o, "{ int64_t __v = ");
+	if (e->kind == EX_INCDEC) {
+		sb_puts(&o, e->op[0] == '+' ? "1" : "-1");
+	} else {
+		if (e->op[0] == '-')
+			sb_puts(&o, "(int64_t)(0 - (uint64_t)");
+		gen_expr(em, &o, e->b);
+		if (e->op[0] == '-')
+			sb_putc(&o, ')');
+	}
+	sb_puts(&o, "; ");
+	if (lv->kind == EX_SYM) {
+		sb_printf(&o, "_stp_counter_add(&%s, __v); }",
+			  var_cname(em, lv->var));
+	} else {
+		sb_printf(&o, "if (unlikely(_stp_map_add_count(%s, ",
+			  map_of(em, lv->a));
+		gen_keys(em, &o, &lv->args);
+		sb_puts(&o, ", __v))) { ");
+		raise_at(em, &o, overflow_msg(em, lv->a), lv);
+		sb_puts(&o, " } }");
+	}
+	line(em, "%s", o.buf);
+	sb_free(&o);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
 /* Locks: every global a probe reads or writes, through the functions */
 /* it calls, taken in one fixed order (the global's index).           */
 
@@ -2573,8 +2769,11 @@ static void lock_mark(struct lock_walk *lw, const struct expr *e, bool w)
 	i = global_index(lw->em->s, e->var);
 	if (i < 0)
 		return;
+	/* a counter is summed from its CPUs' parts when read */
+	if (lw->em->counter[i])
+		lw->write[i] = true;
 	/* statistics take the shared lock to add: the data is per-CPU */
-	if (w && !is_stat_var(e->var))
+	else if (w && !is_stat_var(e->var))
 		lw->write[i] = true;
 	else if (w || !is_stat_var(e->var))
 		lw->read[i] = true;
@@ -2656,6 +2855,25 @@ static bool lock_stmt_cb(struct elab_walk *w, struct stmt *st)
 {
 	struct lock_walk *lw = (struct lock_walk *)w;
 	const struct expr *e;
+	const struct vardecl *v;
+
+	/* adding to a counter: the shared lock, and only the keys and the
+	 * value are reads
+	 */
+	if (st->kind == ST_EXPR && (v = counter_target(st->expr)) &&
+	    is_counter(lw->em, v)) {
+		int i = global_index(lw->em->s, v);
+
+		if (i >= 0)
+			lw->read[i] = true;
+		e = st->expr;
+		if (e->a->kind == EX_INDEX)
+			for (i = 0; i < e->a->args.n; i++)
+				elab_walk_expr(w, e->a->args.items[i]);
+		if (e->kind == EX_ASSIGN)
+			elab_walk_expr(w, e->b);
+		return false;
+	}
 
 	if (st->kind == ST_DELETE) {
 		e = st->expr->kind == EX_INDEX ? st->expr->a : st->expr;
@@ -2794,8 +3012,9 @@ static void gen_locks(struct emitter *em, struct derived_probe *dp)
 						 s->globals.items[g])->priv);
 		}
 	}
+	/* the skip is counted against the lock (stp_probe.c) */
 	if (taken.n)
-		sb_puts(o, "\t_stp_probe_skipped();\n\treturn false;\n");
+		sb_puts(o, "\treturn false;\n");
 	sb_puts(o, "}\n\n");
 	sb_printf(o, "static void stp_probe_%d_unlock(void)\n{\n", dp->index);
 	for (i = taken.n - 1; i >= 0; i--) {
@@ -2807,6 +3026,10 @@ static void gen_locks(struct emitter *em, struct derived_probe *dp)
 					 s->globals.items[g])->priv);
 	}
 	sb_puts(o, "}\n\n");
+	sb_printf(o, "static const struct stp_lockset stp_probe_%d_locks = {\n"
+		  "\t.lock = stp_probe_%d_lock,\n\t.unlock = stp_probe_%d_unlock,"
+		  "\n\t.n = %d,\n};\n\n", dp->index, dp->index, dp->index,
+		  taken.n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -3234,9 +3457,10 @@ static void share_handler(struct emitter *em, struct derived_probe *dp,
 			"lock functions of another */\n");
 	sb_printf(&em->share_defs, "#define stp_probe_%d stp_probe_%d\n"
 		  "#define stp_probe_%d_lock stp_probe_%d_lock\n"
-		  "#define stp_probe_%d_unlock stp_probe_%d_unlock\n",
+		  "#define stp_probe_%d_unlock stp_probe_%d_unlock\n"
+		  "#define stp_probe_%d_locks stp_probe_%d_locks\n",
 		  dp->index, sh->index, dp->index, sh->index, dp->index,
-		  sh->index);
+		  sh->index, dp->index, sh->index);
 }
 
 /* The k-th probe's table of the literals that differ (slot[i] >= 0),
@@ -3433,7 +3657,9 @@ static void gen_prototypes(struct emitter *em, struct strbuf *o)
 		const struct derived_probe *dp = em->s->probes.items[i];
 
 		sb_printf(o, "static bool stp_probe_%d_lock(void);\n"
-			  "static void stp_probe_%d_unlock(void);\n", i, i);
+			  "static void stp_probe_%d_unlock(void);\n"
+			  "static const struct stp_lockset stp_probe_%d_locks;\n",
+			  i, i, i);
 		if (dp->lean)
 			sb_printf(o, "static void stp_probe_%d_lean(void);\n",
 				  i);
@@ -3455,15 +3681,31 @@ static void gen_embeds(struct emitter *em, struct strbuf *o)
 	}
 }
 
+/* Every global's lock, for the -t report of skipped hits. */
+static void gen_lock_table(struct emitter *em, struct strbuf *o)
+{
+	struct session *s = em->s;
+	int i;
+
+	sb_puts(o, "struct stp_rwlock *const stp_global_locks[] = {\n");
+	for (i = 0; i < s->globals.n; i++)
+		sb_printf(o, "\t&%s_lock,\n", (const char *)
+			  ((struct vardecl *)s->globals.items[i])->priv);
+	sb_printf(o, "\tNULL\n};\nconst int stp_nglobal_locks = %d;\n\n",
+		  s->globals.n);
+}
+
 static void assemble(struct emitter *em, struct strbuf *out)
 {
 	struct session *s = em->s;
 	int i;
 
 	sb_printf(out, "/* %s.c - generated by tapir from %s: do not edit. */\n"
-		  "\n#ifndef MAXNESTING\n#define MAXNESTING %lld\n#endif\n\n"
-		  "#include \"stp_runtime_pre.h\"\n\n", em->module,
-		  s->user_file->src->name, em->nesting);
+		  "\n#ifndef MAXNESTING\n#define MAXNESTING %lld\n#endif\n\n",
+		  em->module, s->user_file->src->name, em->nesting);
+	if (s->opt.timing)
+		sb_puts(out, "#define STP_TIMING 1\n\n");
+	sb_puts(out, "#include \"stp_runtime_pre.h\"\n\n");
 	limit_emit_guard(&em->lim, em->nesting, out);
 	gen_locals_unions(em, out);
 	sb_puts(out, "#include \"stp_runtime.h\"\n\n");
@@ -3475,6 +3717,7 @@ static void assemble(struct emitter *em, struct strbuf *out)
 			  em->regexes.n);
 	for (i = 0; i < s->globals.n; i++)
 		gen_global_decl(em, out, s->globals.items[i]);
+	gen_lock_table(em, out);
 	gen_module_params(em, out);
 	sb_puts(out, em->share_defs.buf ? em->share_defs.buf : "");
 	gen_prototypes(em, out);
@@ -3653,6 +3896,7 @@ int emit_module(struct session *s, const char *module_name,
 	em.lits_of = arena_alloc(s->arena, sizeof(*em.lits_of) *
 				 (size_t)(s->probes.n + 1));
 	name_globals(&em);
+	find_counters(&em);
 	em.max_nesting = compute_nesting(s);
 	number_overloads(s);
 	for (i = 0; i < s->functions.n; i++)

@@ -385,13 +385,15 @@ static void tmpdir_done(struct session *s, const char *dir)
 }
 
 /* --vm without a release: the newest kernel here that has both its
- * image and its build tree.
+ * image and its build tree, of the standard flavour when there is one
+ * (a PREEMPT_RT kernel, "-rt-", is taken when it is the only one; name
+ * it with --vm=KVER otherwise).
  */
 static const char *pick_vm_kernel(struct session *s)
 {
 	DIR *d = opendir("/lib/modules");
 	struct dirent *de;
-	const char *best = NULL;
+	const char *best = NULL, *best_rt = NULL;
 
 	while (d && (de = readdir(d))) {
 		const char *k = de->d_name;
@@ -402,12 +404,16 @@ static const char *pick_vm_kernel(struct session *s)
 		    access(arena_printf(s->arena, "/lib/modules/%s/build", k),
 			   R_OK))
 			continue;
-		if (!best || strverscmp(k, best) > 0)
+		if (strstr(k, "-rt-")) {
+			if (!best_rt || strverscmp(k, best_rt) > 0)
+				best_rt = arena_strdup(s->arena, k);
+		} else if (!best || strverscmp(k, best) > 0) {
 			best = arena_strdup(s->arena, k);
+		}
 	}
 	if (d)
 		closedir(d);
-	return best;
+	return best ? best : best_rt;
 }
 
 static const char *vm_script(struct session *s)

@@ -1,7 +1,7 @@
 # testsuite/kernel/suite.sh - the skeleton of the module suites
 # (testsuite/kernel/transport/check.sh, testsuite/kernel/uprobe/check.sh):
 # options, prerequisites, staprun and the test module built (W=1, no
-# warning allowed) for the 6.1 and 6.12 kernels, one boot per kernel under
+# warning allowed) for the 6.1, 6.12 and 6.12-rt kernels, one boot per kernel under
 # QEMU with testsuite/vm running the suite's test.sh (with vmlib.sh beside
 # it), and its TAP renumbered into ours.  Sourced by bash, not run.
 #
@@ -44,8 +44,8 @@ usage()
 {
 	cat <<EOF
 usage: $prog [-k KVER]... [-t SECS] [-v]
-  -k KVER  a kernel release (repeatable); default: the newest 6.1 and
-           6.12 kernels in /boot, both required
+  -k KVER  a kernel release (repeatable); default: the newest 6.1,
+           6.12 and 6.12-rt kernels in /boot, all required
   -t SECS  time limit of each boot (default $default_limit)
   -v       show build logs and the whole test output
 EOF
@@ -80,7 +80,7 @@ kernel_configs()
 # no_kernel FAMILY: the missing prerequisite of default_kernels.
 no_kernel()
 {
-	missing "a $1 kernel in /boot" "see testsuite/vm/README.md"
+	missing "a $1 kernel in /boot" "apt-get install $(family_packages "$1")"
 }
 
 prerequisites()

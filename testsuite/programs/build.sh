@@ -42,6 +42,8 @@
 #                      socket, tcp, udp and netdev tapsets)
 #   forker             a probed function in forked, killed and exec'ing
 #                      children (testsuite/hostile)
+#   lazy               passes pointers into pages it never touched (user
+#                      reads that must fault the page in)
 
 set -eu
 
@@ -56,6 +58,7 @@ CXX=${CXX:-g++}
 mkdir -p "$out"
 for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c \
 	 stacks.c guru.c syscalls.c netpair.c live.c forker.c; do
+	 stacks.c guru.c syscalls.c netpair.c live.c lazy.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
@@ -104,3 +107,4 @@ sdt=$(echo '#include <sys/sdt.h>' | $CC -H -E -xc - 2>&1 >/dev/null |
       sed -n 's|^\.* \(.*\)/sys/sdt\.h$|\1|p' | head -n 1)
 $CC -m32 -static -g -O0 ${sdt:+-idirafter "$sdt"} -o usdt32 usdt.c
 $CC -g -O0 -o forker forker.c
+$CC -g -O0 -o lazy lazy.c

@@ -1,7 +1,7 @@
 /* test-rt-map.c - host tests of the runtime's associative arrays
  * (stp_map.c): stores and lookups with 1..9 keys, overflow and wrap,
- * insertion order, the stable sort, slices, and statistics arrays
- * merged across CPUs.
+ * insertion order, the stable sort, slices, and statistics and counter
+ * arrays merged across CPUs.
  */
 #define KSHIM_FAKE_PRINT
 #include "kshim.h"
@@ -683,6 +683,79 @@ static void test_ix_hist(void)
 	map_free(m);
 }
 
+/* A counter array: adds go to each CPU's map, reads see the sums. */
+static struct stp_map *counter_map(const char *name, unsigned int max)
+{
+	struct stp_map_desc *d = calloc(1, sizeof(*d));
+
+	d->name = name;
+	d->nkeys = 1;
+	d->key_kind[0] = STP_KIND_STRING;
+	d->val_kind = STP_KIND_LONG;
+	d->maxentries = max;
+	d->counter = true;
+	return map_new(d);
+}
+
+static int count_on(struct stp_map *m, int cpu, const char *key, int64_t v)
+{
+	int err;
+
+	kshim_set_cpu(cpu);
+	err = _stp_map_add_count(m, KEYS(S(key)), v);
+	kshim_set_cpu(0);
+	return err;
+}
+
+static void test_counter_array(void)
+{
+	struct stp_map *m = counter_map("f", 4);
+	struct stp_map_node *n;
+	int64_t total = 0;
+	int seen = 0;
+
+	count_on(m, 1, "b", 1);
+	count_on(m, 0, "a", 1);
+	count_on(m, 2, "a", 5);
+	count_on(m, 0, "b", -3);
+	tap_int_eq(_stp_map_get_long(m, KEYS(S("a"))), 6,
+		   "a read sums every CPU's adds");
+	tap_int_eq(_stp_map_get_long(m, KEYS(S("b"))), -2, "and b's");
+	tap_int_eq(_stp_map_size(m), 2, "two elements");
+	tap_str_eq(str_order(m, 1), "b a",
+		   "in order of first addition on any CPU");
+	count_on(m, 3, "a", 10);
+	tap_int_eq(_stp_map_get_long(m, KEYS(S("a"))), 16,
+		   "a later add is seen by the next read");
+	/* a foreach that adds to the array and reads it: the sums are
+	 * redone in place, the nodes under the loop stay
+	 */
+	for (n = _stp_map_first(m); n; n = _stp_map_next(m, n)) {
+		count_on(m, 1, "c", 1);
+		total += _stp_map_get_long(m, KEYS(S(_stp_node_key_str(m, n,
+								     0))));
+		seen++;
+	}
+	tap_int_eq(seen, 3, "foreach that adds sees the new element last");
+	tap_int_eq(total, -2 + 16 + 3, "and every sum current");
+	_stp_map_sort(m, 0, -1, STP_STAT_SUM);
+	tap_str_eq(str_order(m, 1), "a c b", "sorted by value descending");
+	_stp_map_delete(m, KEYS(S("a")));
+	tap_ok(!_stp_map_exists(m, KEYS(S("a"))), "delete f[a]");
+	count_on(m, 0, "a", 2);
+	tap_int_eq(_stp_map_get_long(m, KEYS(S("a"))), 2,
+		   "a deleted element counts from 0 again");
+	tap_int_eq(_stp_map_set_long(m, KEYS(S("x")), 1), -EINVAL,
+		   "a counter takes no plain stores");
+	count_on(m, 0, "d", 1);
+	count_on(m, 0, "e", 1);
+	tap_int_eq(count_on(m, 0, "g", 1), -E2BIG, "a full CPU map");
+	_stp_map_clear(m);
+	tap_int_eq(_stp_map_size(m), 0, "clear empties every CPU");
+	tap_int_eq(_stp_map_get_long(m, KEYS(S("b"))), 0, "b reads 0");
+	map_free(m);
+}
+
 int main(void)
 {
 	test_store_find();
@@ -702,6 +775,7 @@ int main(void)
 	test_stat_overflow();
 	test_slice_stats();
 	test_ix_hist();
+	test_counter_array();
 	kshim_output_free();
 	return tap_done();
 }

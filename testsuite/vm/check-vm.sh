@@ -17,7 +17,7 @@ usage()
 	cat <<EOF
 usage: $prog [-k KVER]... [-t SECS] [-v] [TEST...]
   -k KVER  a kernel release to test (repeatable); default: the newest
-           6.1 and 6.12 kernels in /boot, both required
+           6.1, 6.12 and 6.12-rt kernels in /boot, all required
   -t SECS  time limit of each boot (default 240)
   -v       show the build logs, the consoles and every test's output
   TEST     a directory of testsuite/kernel/ (default: all those with a run
@@ -33,17 +33,6 @@ tests=()
 n=0
 failed=0
 
-# The Debian packages that bring a kernel family, for the hints.
-# shellcheck disable=SC2317 # called by no_kernel
-packages_of()
-{
-	case $1 in
-	6.1) echo "linux-image-amd64 linux-headers-amd64" ;;
-	6.12) echo "linux-image-6.12-amd64 linux-headers-6.12-amd64" ;;
-	*) echo "linux-image-$1 linux-headers-$1" ;;
-	esac
-}
-
 # need WHAT HOW, no_kernel FAMILY: what check_prerequisites lists (called
 # by missing_tools and default_kernels).
 # shellcheck disable=SC2317
@@ -55,7 +44,7 @@ need()
 # shellcheck disable=SC2317
 no_kernel()
 {
-	missing+=("a $1 kernel (apt-get install $(packages_of "$1"))")
+	missing+=("a $1 kernel (apt-get install $(family_packages "$1"))")
 }
 
 # Lists in $missing every prerequisite that is not there, choosing the
