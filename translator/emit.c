@@ -3331,9 +3331,10 @@ static void gen_globals_init(struct emitter *em, struct strbuf *o)
 				  "\tif (!%s)\n\t\tgoto fail;\n", n, n, n);
 	}
 	for (i = 0; i < em->regexes.n; i++) {
-		sb_printf(o, "\tif (_stp_regex_compile(&stp_regex[%d], ", i);
-		sb_c_string(o, em->regexes.items[i]);
-		sb_puts(o, "))\n\t\tgoto fail;\n");
+		/* The literal keeps the script's C escapes: as it is */
+		sb_printf(o, "\tif (_stp_regex_compile(&stp_regex[%d], "
+			  "\"%s\"))\n\t\tgoto fail;\n", i,
+			  (const char *)em->regexes.items[i]);
 	}
 	sb_puts(o, "\treturn 0;\nfail: __maybe_unused\n\tstp_globals_free();\n"
 		"\treturn -ENOMEM;\n}\n\n");
