@@ -268,11 +268,17 @@ static int signals_setup(struct run *r)
 	return 0;
 }
 
+/* The run is over: signals that came during the last steps (a second
+ * SIGINT during the end probes, after the module's EXIT answer) were
+ * counted or are still pending, and stay blocked.  Unblocking them
+ * would let the default action of a pending SIGINT kill staprun
+ * (status 130) after a run that ended normally; staprun exits right
+ * after this.
+ */
 static void signals_restore(struct run *r)
 {
 	close(r->sfd);
-	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
-	child_signals(r);
+	r->sfd = -1;
 }
 
 static void on_signal(struct run *r, int sig)
