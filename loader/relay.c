@@ -50,8 +50,9 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* A failed output stops all output (a closed pipe is not an error to
- * report: the reader went away).
+/* A failed output (a pipe whose reader left, a full disk, a closed
+ * stdout) is reported once and stops all output: what follows is lost,
+ * and the run ends with a non-zero status (relay.broken).
  */
 static int output(struct relay *r, int fd, const char *p, size_t n)
 {
@@ -59,11 +60,11 @@ static int output(struct relay *r, int fd, const char *p, size_t n)
 
 	if (r->broken)
 		return 0;
-	err = write_all(fd, p, n);
+	err = fd == STDOUT_FILENO && r->stdout_closed ? -EBADF :
+							write_all(fd, p, n);
 	if (err) {
-		if (err != -EPIPE)
-			fprintf(stderr, "staprun: cannot write the output: "
-				"%s\n", strerror(-err));
+		fprintf(stderr, "staprun: cannot write the output: %s; "
+			"the rest of it is lost\n", strerror(-err));
 		r->broken = true;
 		return err;
 	}
@@ -160,11 +161,12 @@ static int open_traces(struct relay *r, const char *dir)
 }
 
 int relay_open(struct relay *r, const char *dir, int ncpus, bool bulk,
-	       const char *pattern)
+	       const char *pattern, bool stdout_closed)
 {
 	int i, err;
 
 	memset(r, 0, sizeof(*r));
+	r->stdout_closed = stdout_closed;
 	r->out_fd = -1;
 	r->bulk = bulk;
 	r->pattern = pattern;

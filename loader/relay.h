@@ -20,23 +20,27 @@ struct relay {
 	int out_fd;			/* merged output (not bulk) */
 	int switches;			/* switch_file() calls so far */
 	bool broken;			/* the output failed: drop it */
+	bool stdout_closed;		/* fd 1 was closed at the start */
 	char *buf;			/* read buffer */
 	unsigned long long bytes;	/* copied so far */
 };
 
 /* Open DIR/trace0..traceN-1 (those that exist: CPUs that are online)
- * and the output.  0 or -errno, the message printed.
+ * and the output.  stdout_closed: staprun started with fd 1 closed (it
+ * holds /dev/null now), so a write to stdout fails as EBADF would.
+ * 0 or -errno, the message printed.
  */
 int relay_open(struct relay *r, const char *dir, int ncpus, bool bulk,
-	       const char *pattern);
+	       const char *pattern, bool stdout_closed);
 /* Fill fds with the relay files to poll (POLLIN: a full sub-buffer);
  * returns how many, at most max.
  */
 int relay_poll_fds(const struct relay *r, struct pollfd *fds, int max);
 /* Copy what every CPU's buffer holds now.  Lines from different CPUs
  * are not interleaved: a CPU's unfinished last line waits for its end.
- * Returns the bytes read, or -errno when the output failed (the output
- * is then dropped from here on).
+ * Returns the bytes read, or -errno when the output failed (reported
+ * once on stderr; the output is then dropped from here on and broken
+ * is set).
  */
 ssize_t relay_read(struct relay *r);
 /* Read until the buffers are empty, then write out unfinished lines. */

@@ -268,11 +268,17 @@ static int signals_setup(struct run *r)
 	return 0;
 }
 
+/* The run is over: signals that came during the last steps (a second
+ * SIGINT during the end probes, after the module's EXIT answer) were
+ * counted or are still pending, and stay blocked.  Unblocking them
+ * would let the default action of a pending SIGINT kill staprun
+ * (status 130) after a run that ended normally; staprun exits right
+ * after this.
+ */
 static void signals_restore(struct run *r)
 {
 	close(r->sfd);
-	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
-	child_signals(r);
+	r->sfd = -1;
 }
 
 static void on_signal(struct run *r, int sig)
@@ -428,7 +434,7 @@ static int handshake(struct run *r)
 	if (t.ncpus > MAX_POLL_CPUS)
 		t.ncpus = MAX_POLL_CPUS;
 	if (relay_open(&r->relay, r->dir, (int)t.ncpus, t.bulk,
-		       r->o->output_file))
+		       r->o->output_file, r->o->stdout_closed))
 		return -1;
 	rc = ctl_send(r->ctl, STP_MSG_READY, &ready, sizeof(ready));
 	if (rc) {
@@ -499,7 +505,8 @@ static void loop(struct run *r)
 			r->status = 1;
 			break;
 		}
-		if (relay_read(&r->relay) < 0)
+		/* the output failed, here or in run_system()'s drain */
+		if (relay_read(&r->relay) < 0 || r->relay.broken)
 			request_exit(r);
 		read_messages(r);
 		read_signals(r);
@@ -538,6 +545,8 @@ static void run_attached(struct run *r)
 		r->status = 1;
 	}
 	relay_drain(&r->relay);
+	if (r->relay.broken)
+		r->status = 1;	/* output lost: reported by relay.c */
 	relay_close(&r->relay);
 	close(r->ctl);
 	r->ctl = -1;

@@ -7,6 +7,7 @@
 #include "run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -555,12 +556,36 @@ static int run(struct staprun_options *o)
 	return run_module(o);
 }
 
+/* A standard descriptor closed at the start is given /dev/null, so
+ * that no file staprun opens later (the module's control and relay
+ * files) becomes its stdout or stderr.  Returns whether fd FD was
+ * closed.
+ */
+static bool std_fd_fill(int fd)
+{
+	int nfd;
+
+	if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+		return false;
+	nfd = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+	if (nfd >= 0 && nfd != fd) {
+		dup2(nfd, fd);
+		close(nfd);
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct staprun_options opts;
+	bool out_closed;
 	int err, status = 0;
 
+	std_fd_fill(STDIN_FILENO);
+	out_closed = std_fd_fill(STDOUT_FILENO);
+	std_fd_fill(STDERR_FILENO);
 	err = staprun_parse_args(&opts, argc, argv);
+	opts.stdout_closed = out_closed;
 	if (!err && opts.help)
 		usage(stdout);
 	else if (!err && opts.version)

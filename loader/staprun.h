@@ -49,6 +49,7 @@ struct staprun_options {
 	const char *module_arg;		/* as given: path or bare name */
 	char **module_vars;		/* var=val...: part of argv */
 	int nmodule_vars;
+	bool stdout_closed;		/* fd 1 was closed at the start */
 	/* filled by staprun_resolve_module() */
 	char *module_path;		/* malloc'd */
 	char *module_name;		/* malloc'd, no directory or .ko */

@@ -7,15 +7,41 @@ args=$*
 rounds=0
 broken=0
 
+# taken PID: until staprun PID blocks SIGINT (SigBlk bit 2 of
+# /proc/PID/status): it has taken the stop signals over and reads them
+# from its signalfd.  At most 5 s.
+taken()
+{
+	i=0
+	while [ $i -lt 500 ]; do
+		blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/"$1"/status \
+			2>/dev/null)
+		[ -z "$blk" ] && return	# gone already
+		[ $((0x$blk & 2)) -ne 0 ] && return
+		sleep 0.01
+		i=$((i + 1))
+	done
+}
+
 # round SIG NUMBER DELAY [SECOND]: start a session, send SIG after DELAY
-# seconds (and again SECOND seconds later), check how it ended.
+# seconds (and again SECOND seconds later), check how it ended.  DELAY
+# "0" counts from the moment staprun has taken the signals over; "now"
+# sends SIG at once.
 round()
 {
 	rounds=$((rounds + 1))
+	# emptied here: a signal sent "now" can end the child before its
+	# own redirections, and the last round's output must not count
+	: >/tmp/sig.out
+	: >/tmp/sig.err
 	# shellcheck disable=SC2086 # the arguments, split on purpose
 	staprun $args >/tmp/sig.out 2>/tmp/sig.err &
 	pid=$!
-	sleep "$3"
+	case $3 in
+	now) ;;
+	0) taken $pid ;;
+	*) sleep "$3" ;;
+	esac
 	kill -"$1" $pid 2>/dev/null
 	if [ -n "${4:-}" ]; then
 		sleep "$4"
@@ -53,6 +79,8 @@ for d in 0 0.3 1 2.5; do
 	round TERM 15 $d
 	round HUP 1 $d
 done
+round TERM 15 now
+round HUP 1 now
 round INT 2 1.5 0.05
 round INT 2 1.5 0.3
 echo "$rounds rounds, $broken broken"

@@ -127,6 +127,14 @@ fi
 expect 1 "attaching to modules $notyet" "-A needs no module file" \
 	-- -A some_mod
 
+# Started with stdin and stdout closed (staprun fills them with
+# /dev/null, so that no file it opens later becomes its stdout): its
+# messages still go to stderr, and it fails as it would otherwise.
+"$staprun" "$tmp/text_mod.ko" <&- >&- 2>"$tmp/out"
+rc=$?
+[ "$rc" = 1 ] && grep -qF -- "$noinsert" "$tmp/out"
+result $? "stdin and stdout closed: the message on stderr, status 1"
+
 # GNU-style parsing: options may follow the module and its arguments;
 # after "--" every word is a module argument.
 expect 1 "-s: '0' is not a number" "an option after the module is parsed" \
@@ -176,6 +184,18 @@ vg_run "unsupported -S" -o out -S 1,2 "$tmp/good_mod.ko"
 vg_run "delete all" -d '*'
 vg_run "delete one" -d no_such_mod
 vg_run "options after the module" "$tmp/good_mod.ko" a=1 -v -s 2 b=2
+
+if [ -n "$valgrind" ]; then
+	"$valgrind" -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=all --show-leak-kinds=all \
+		"$staprun" -v "$tmp/text_mod.ko" <&- >&- 2>"$tmp/vg"
+	rc=$?
+	[ "$rc" != 99 ] && ! grep -q '^==[0-9]*==' "$tmp/vg"
+	result $? "valgrind: stdin and stdout closed"
+	[ "$rc" != 99 ] || sed 's/^/#   /' "$tmp/vg" | head -n 40
+else
+	result 1 "valgrind: stdin and stdout closed (valgrind not installed)"
+fi
 
 echo "1..$n"
 [ "$failed" = 0 ]

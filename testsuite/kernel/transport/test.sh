@@ -288,10 +288,15 @@ check "SIGUSR2 switches to the next -o file" \
 	eval '[ $rc = 0 ] && grep -q "^tick" $T/sw.txt &&
 	      grep -q "^end ticks=" $T/sw.txt.1'
 
+# The loss is reported: a message and exit status 1 (doc/staprun.8).
 name=pipeclose
-$SR $KO mode=forever 2>$T/pipeclose.err | head -n 3 >$T/pipeclose.out
-check "a closed output pipe stops the run and unloads" \
-	eval '[ "$(wc -l <$T/pipeclose.out)" = 3 ] && unloaded'
+{ $SR $KO mode=forever 2>$T/pipeclose.err; echo $? >$T/pipeclose.rc; } |
+	head -n 3 >$T/pipeclose.out
+rc=$(cat $T/pipeclose.rc)
+check "a closed output pipe stops the run, says so, exits 1, unloads" \
+	eval '[ "$(wc -l <$T/pipeclose.out)" = 3 ] && [ "$rc" = 1 ] &&
+	      grep -q "cannot write the output: Broken pipe" \
+		$T/pipeclose.err && unloaded'
 
 name=kill
 $SR $KO mode=forever period_us=1000 >$T/kill.out 2>$T/kill.err &
@@ -388,8 +393,11 @@ die()
 	kill $rpid 2>/dev/null
 	wait $rpid 2>/dev/null
 	if [ "$how" != KILL ]; then
+		# a lost reader is a lost output: status 1 and a message
 		check "$how at $stage: staprun stops the script and unloads" \
-			eval '{ [ $rc = 0 ] || [ $how = pipe ]; } && unloaded'
+			eval '{ [ $rc = 0 ] || { [ $how = pipe ] &&
+			      [ $rc = 1 ] && has_err "cannot write"; }; } &&
+			      unloaded'
 		return
 	fi
 	if [ "$stage" = init ]; then
