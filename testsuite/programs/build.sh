@@ -57,8 +57,7 @@ CC=${CC:-gcc}
 CXX=${CXX:-g++}
 mkdir -p "$out"
 for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c \
-	 stacks.c guru.c syscalls.c netpair.c live.c forker.c; do
-	 stacks.c guru.c syscalls.c netpair.c live.c lazy.c; do
+	 stacks.c guru.c syscalls.c netpair.c live.c forker.c lazy.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
