@@ -48,8 +48,9 @@ static const struct limit_def limit_defs[] = {
 	  INT_MAX },
 	{ "MAXCALLSTACK", offsetof(struct limits, maxcallstack), 4096, 256,
 	  8192 },
+	/* more than the stack only skips every hit in process context */
 	{ "MINSTACKSPACE", offsetof(struct limits, minstackspace), 1024, 512,
-	  8192 },
+	  1 << 20 },
 	/* a statistic's per-CPU part (48 bytes and 8 a bucket) must stay
 	 * within the 32 KiB that the per-CPU allocator takes without a
 	 * warning
