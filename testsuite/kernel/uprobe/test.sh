@@ -86,8 +86,11 @@ check "-c: a process outside the tree is not probed, semaphore unset" \
 	eval 'lacks out "x=1000" && lacks out "ret 2001" &&
 	      has other "sem=0" && has other "sum=6003"'
 
+# The command is held after its exec, so it begins as uptarget (its
+# parent staprun), as does the child it forks (its parent uptarget).
 check "-c: process and thread events of the tree, each in its task" \
-	eval 'has out "end begin=1 end=2 thread.begin=1 thread.end=1" &&
+	eval 'has out "end begin=2 end=2 thread.begin=1 thread.end=1" &&
+	      has out "process.begin parent=staprun leader=1 user=1" &&
 	      has out "process.begin parent=uptarget leader=1 user=1" &&
 	      grep -q "^process.thread.begin parent=.* leader=0 user=1\$" \
 		$T/target.out'
