@@ -64,15 +64,16 @@ static char forced_types(void)
 }
 
 /* Which source: the forced one, else DWARF when the kernel's -dbg
- * package is installed, else BTF.
+ * package is installed (or SYSTEMTAP_DEBUGINFO_PATH names it), else BTF.
  */
 static bool want_dwarf(struct session *s)
 {
 	if (forced_types())
 		return forced_types() == 'd';
-	return file_exists(arena_printf(s->arena,
-					"/usr/lib/debug/boot/vmlinux-%s",
-					s->kernel_vr));
+	char *dbg = kmod_debug_vmlinux(s->kernel_vr);
+
+	free(dbg);
+	return dbg != NULL;
 }
 
 static struct kernel_types *kt_of(struct session *s)

@@ -101,7 +101,8 @@ static void test_bogus(const char *cache)
 
 	tap_ok(d == NULL, "a kernel without debuginfo gives NULL");
 	tap_str_eq(err, "no kernel debuginfo: install "
-		   "linux-image-0.0.0-no-such-kernel-dbg",
+		   "linux-image-0.0.0-no-such-kernel-dbg (or name where it "
+		   "is in SYSTEMTAP_DEBUGINFO_PATH)",
 		   "its error says which package to install");
 	free(err);
 	err = NULL;
@@ -976,6 +977,91 @@ static void test_module(const char *cache)
 	free(dbg);
 }
 
+/* ----------------------------------- $SYSTEMTAP_DEBUGINFO_PATH lookup */
+
+static void touch(const char *root, const char *rel)
+{
+	char *path, *dir;
+
+	if (asprintf(&path, "%s/%s", root, rel) < 0)
+		return;
+	dir = xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	mkdir_p(dir);
+	fclose(fopen(path, "w"));
+	free(dir);
+	free(path);
+}
+
+/* got should be root/rel; frees got. */
+static void want_path(char *got, const char *root, const char *rel,
+		      const char *what)
+{
+	char *want = NULL;
+
+	if (rel && asprintf(&want, "%s/%s", root, rel) < 0)
+		want = NULL;
+	tap_str_eq(got, want, "debuginfo path: %s", what);
+	free(want);
+	free(got);
+}
+
+/* A fake tree: no big package needed, the lookup only checks paths. */
+static void test_debuginfo_path(const char *tmp)
+{
+	static const char kv[] = "6.99.0-1-amd64";
+	static const char mod[] = "/lib/modules/6.99.0-1-amd64/kernel/fs/foo.ko.xz";
+	char *a, *b, *env;
+
+	if (asprintf(&a, "%s/a", tmp) < 0 || asprintf(&b, "%s/b", tmp) < 0)
+		return;
+	/* a: a debug tree; b: an unpacked -dbg package (dpkg -x) */
+	touch(a, "lib/modules/6.99.0-1-amd64/vmlinux");
+	touch(a, "lib/modules/6.99.0-1-amd64/kernel/fs/foo.ko.debug");
+	touch(b, "usr/lib/debug/boot/vmlinux-6.99.0-1-amd64");
+	touch(b, "usr/lib/debug/lib/modules/6.99.0-1-amd64/kernel/fs/foo.ko");
+
+	unsetenv("SYSTEMTAP_DEBUGINFO_PATH");
+	want_path(kmod_debug_vmlinux(kv), "", NULL, "unset: /usr/lib/debug only");
+	if (asprintf(&env, "+:.debug:%s:build", b) >= 0) {
+		setenv("SYSTEMTAP_DEBUGINFO_PATH", env, 1);
+		free(env);
+	}
+	want_path(kmod_debug_vmlinux(kv), b,
+		  "usr/lib/debug/boot/vmlinux-6.99.0-1-amd64",
+		  "relative elements skipped, package root");
+	want_path(kmod_debug_path(kv, mod), b,
+		  "usr/lib/debug/lib/modules/6.99.0-1-amd64/kernel/fs/foo.ko",
+		  "module in a package root");
+	if (asprintf(&env, "-%s:+%s", a, b) >= 0) {
+		setenv("SYSTEMTAP_DEBUGINFO_PATH", env, 1);
+		free(env);
+	}
+	want_path(kmod_debug_vmlinux(kv), a,
+		  "lib/modules/6.99.0-1-amd64/vmlinux",
+		  "first root wins, '-' dropped");
+	want_path(kmod_debug_path(kv, mod), a,
+		  "lib/modules/6.99.0-1-amd64/kernel/fs/foo.ko.debug",
+		  "split module debuginfo");
+	want_path(kmod_debug_path(kv, "/elsewhere/foo.ko"), "", NULL,
+		  "a module outside /lib/modules has none");
+	want_path(kmod_debug_vmlinux("6.98.0-1-amd64"), "", NULL,
+		  "another release: none");
+	setenv("SYSTEMTAP_DEBUGINFO_PATH", "/nonexistent", 1);
+	want_path(kmod_debug_vmlinux(kv), "", NULL,
+		  "the variable replaces /usr/lib/debug");
+	setenv("SYSTEMTAP_DEBUGINFO_PATH", "", 1);
+	want_path(kmod_debug_vmlinux(kv), "", NULL, "empty: as unset");
+	unsetenv("SYSTEMTAP_DEBUGINFO_PATH");
+	if (asprintf(&env, "rm -rf '%s' '%s'", a, b) >= 0) {
+		if (system(env) != 0)
+			tap_diag("could not remove %s, %s", a, b);
+		free(env);
+	}
+	free(a);
+	free(b);
+}
+
 static void test_kernel(const char *cache)
 {
 	struct kdwarf *d = test_load(cache);
@@ -1018,6 +1104,7 @@ int main(void)
 		return tap_done();
 	pick_kernel();
 	test_bogus(cache);
+	test_debuginfo_path(cache);
 	if (access(VMLINUX, R_OK) == 0)
 		test_kernel(cache);
 	else if (skip && !strcmp(skip, "1"))

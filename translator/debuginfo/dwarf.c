@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "debuginfo/dwarf.h"
 #include "debuginfo/elfsym.h"
+#include "debuginfo/kmod.h"
 #include "util.h"
 
 #include <dwarf.h>
@@ -25,7 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEBUG_ROOT "/usr/lib/debug/boot"
 
 /* ------------------------------------------------------- hash tables */
 
@@ -2642,20 +2642,18 @@ struct kdwarf *kdwarf_load(const char *kver, const char *cachedir,
 		err_set(err, "invalid kernel release '%s'", kver ? kver : "");
 		return NULL;
 	}
-	if (asprintf(&path, DEBUG_ROOT "/vmlinux-%s", kver) < 0) {
-		err_set(err, "out of memory");
+	path = kmod_debug_vmlinux(kver);
+	if (!path) {
+		err_set(err, "no kernel debuginfo: install linux-image-%s-dbg "
+			"(or name where it is in SYSTEMTAP_DEBUGINFO_PATH)",
+			kver);
 		return NULL;
 	}
 	d = xmalloc(sizeof(*d));
 	memset(d, 0, sizeof(*d));
 	d->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (d->fd < 0) {
-		if (errno == ENOENT)
-			err_set(err, "no kernel debuginfo: install "
-				"linux-image-%s-dbg", kver);
-		else
-			err_set(err, "cannot open %s: %s", path,
-				strerror(errno));
+		err_set(err, "cannot open %s: %s", path, strerror(errno));
 		goto fail;
 	}
 	elf_version(EV_CURRENT);

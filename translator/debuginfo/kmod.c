@@ -15,6 +15,7 @@
 #include <ftw.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@
 #include <unistd.h>
 
 #define MODULES_ROOT "/lib/modules"
-#define DEBUG_MODULES_ROOT "/usr/lib/debug/lib/modules"
+#define DEBUG_ROOT "/usr/lib/debug"
 
 /* ------------------------------------------------------ decompression */
 
@@ -410,11 +411,123 @@ int kmod_list_match(const struct kmod_list *l, const char *glob,
 	return n;
 }
 
+/* ---------------------------------------------- kernel debuginfo roots */
+
+static char *fmt_path(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* A malloc'd printf: paths here are short, and xmalloc never fails. */
+static char *fmt_path(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	p = xmalloc((size_t)(n < 0 ? 0 : n) + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+/* The roots that $SYSTEMTAP_DEBUGINFO_PATH names, as libdwfl reads it: a
+ * '+' or '-' (CRC checking, which kernel files never need) before the
+ * whole list and before each element is dropped; only absolute
+ * elements can hold a kernel's files (the others are relative to the
+ * file being looked up).  Unset or empty: /usr/lib/debug alone.  Calls
+ * cb on each root until it returns a path.
+ */
+static char *each_root(char *(*cb)(const char *root, const void *arg),
+		       const void *arg)
+{
+	const char *env = getenv("SYSTEMTAP_DEBUGINFO_PATH");
+	const char *p, *end;
+	char *root, *found;
+
+	if (!env || !*env)
+		return cb(DEBUG_ROOT, arg);
+	for (p = env; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		while (p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (p == end || *p != '/')
+			continue;
+		root = fmt_path("%.*s", (int)(end - p), p);
+		found = cb(root, arg);
+		free(root);
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+/* The first of the names under root that exists, malloc'd, or NULL.  A
+ * root is either a debug tree like /usr/lib/debug or the top of an
+ * unpacked -dbg package (dpkg -x), which holds one under usr/lib/debug.
+ */
+static char *first_under(const char *root, const char *const *names,
+			 size_t n)
+{
+	static const char *const prefixes[] = { "", DEBUG_ROOT };
+	size_t i, j;
+	char *path;
+
+	for (j = 0; j < ARRAY_SIZE(prefixes); j++) {
+		for (i = 0; i < n; i++) {
+			path = fmt_path("%s%s/%s", root, prefixes[j],
+					 names[i]);
+			if (file_exists(path))
+				return path;
+			free(path);
+		}
+	}
+	return NULL;
+}
+
+static char *vmlinux_under(const char *root, const void *arg)
+{
+	const char *kver = arg;
+	char *boot = fmt_path("boot/vmlinux-%s", kver);
+	char *mods = fmt_path("lib/modules/%s/vmlinux", kver);
+	const char *names[] = { boot, mods };
+	char *found = first_under(root, names, ARRAY_SIZE(names));
+
+	free(boot);
+	free(mods);
+	return found;
+}
+
+char *kmod_debug_vmlinux(const char *kver)
+{
+	if (!kver || !*kver || strchr(kver, '/'))
+		return NULL;
+	return each_root(vmlinux_under, kver);
+}
+
+/* rel: "lib/modules/KVER/kernel/fs/foo" (no .ko): the -dbg package's
+ * uncompressed NAME.ko, or the NAME.ko.debug of split debuginfo.
+ */
+static char *module_under(const char *root, const void *arg)
+{
+	const char *rel = arg;
+	char *ko = fmt_path("%s.ko", rel);
+	char *debug = fmt_path("%s.ko.debug", rel);
+	const char *names[] = { ko, debug };
+	char *found = first_under(root, names, ARRAY_SIZE(names));
+
+	free(ko);
+	free(debug);
+	return found;
+}
+
 char *kmod_debug_path(const char *kver, const char *path)
 {
 	size_t rlen = strlen(MODULES_ROOT) + 1 + strlen(kver);
 	const char *rel, *ko;
-	char *dbg;
+	char *name, *dbg;
 
 	if (strncmp(path, MODULES_ROOT "/", strlen(MODULES_ROOT) + 1) ||
 	    strncmp(path + strlen(MODULES_ROOT) + 1, kver, strlen(kver)) ||
@@ -424,13 +537,8 @@ char *kmod_debug_path(const char *kver, const char *path)
 	ko = strstr(strrchr(rel, '/'), ".ko");
 	if (!ko)
 		return NULL;
-	/* the -dbg package holds them uncompressed */
-	if (asprintf(&dbg, DEBUG_MODULES_ROOT "/%s%.*s.ko", kver,
-		     (int)(ko - rel), rel) < 0)
-		return NULL;
-	if (!file_exists(dbg)) {
-		free(dbg);
-		return NULL;
-	}
+	name = fmt_path("lib/modules/%s%.*s", kver, (int)(ko - rel), rel);
+	dbg = each_root(module_under, name);
+	free(name);
 	return dbg;
 }

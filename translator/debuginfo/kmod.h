@@ -35,9 +35,21 @@ const char *kmod_list_path(const struct kmod_list *l, const char *name);
 int kmod_list_match(const struct kmod_list *l, const char *glob,
 		    void (*cb)(const char *name, void *arg), void *arg);
 
-/* The DWARF twin of the module file path (as kmod_list_path() gave it) in
- * the -dbg package, /usr/lib/debug/lib/modules/KVER/..../NAME.ko, if it
- * is installed: malloc'd, or NULL.
+/* Kernel debuginfo is looked for under each root of
+ * $SYSTEMTAP_DEBUGINFO_PATH (colon-separated; a '+' or '-' before an
+ * element is ignored; only absolute elements count), in order, or
+ * under /usr/lib/debug when it is unset or empty.  A root may also be
+ * the top of an unpacked -dbg package, with usr/lib/debug below it.
+ */
+
+/* The kernel's vmlinux with DWARF, ROOT/boot/vmlinux-KVER or
+ * ROOT/lib/modules/KVER/vmlinux: malloc'd, or NULL.
+ */
+char *kmod_debug_vmlinux(const char *kver);
+
+/* The DWARF twin of the module file path (as kmod_list_path() gave it),
+ * ROOT/lib/modules/KVER/..../NAME.ko (the -dbg package) or NAME.ko.debug:
+ * malloc'd, or NULL.
  */
 char *kmod_debug_path(const char *kver, const char *path);
 

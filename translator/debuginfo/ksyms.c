@@ -17,6 +17,7 @@
 #include "debuginfo/ksyms.h"
 #include "debuginfo/btf.h"
 #include "debuginfo/elfsym.h"
+#include "debuginfo/kmod.h"
 #include "util.h"
 
 #include <errno.h>
@@ -556,13 +557,12 @@ struct ksyms *ksyms_load(const char *kver, const char *cachedir, char **err)
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	dbg = xmalloc(strlen(kver) + 64);
-	sprintf(dbg, "/usr/lib/debug/boot/vmlinux-%s", kver);
+	dbg = kmod_debug_vmlinux(kver);
 	if (forced && *forced)
 		rc = load_kallsyms(s, forced, err);
 	else if (uname(&u) == 0 && !strcmp(u.release, kver))
 		rc = load_kallsyms(s, "/proc/kallsyms", err);
-	else if (file_exists(dbg))
+	else if (dbg)
 		rc = load_symtab(s, dbg, err);
 	else
 		rc = load_vmlinuz(s, kver, cachedir, err);

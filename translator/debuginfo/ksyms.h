@@ -10,8 +10,8 @@
 struct ksyms;
 
 /* The text symbols of kernel kver: /proc/kallsyms when it is the
- * running kernel, else the symbol table of
- * /usr/lib/debug/boot/vmlinux-KVER, else the kallsyms tables inside
+ * running kernel, else the symbol table of its debuginfo vmlinux
+ * (kmod_debug_vmlinux()), else the kallsyms tables inside
  * /boot/vmlinuz-KVER (the list cached under cachedir/ksyms when
  * cachedir is not NULL).  NULL with *err set when none is there.
  * TAPIR_KALLSYMS=FILE reads FILE in kallsyms format instead (tests).
