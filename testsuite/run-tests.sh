@@ -132,6 +132,10 @@ kernel_tests()
 	# scripts run end to end with exact expected output
 	component run env STAP="$STAP" STAPRUN="$STAPRUN" bash \
 		"$TAPIR_SRCDIR/testsuite/run/check-run.sh"
+	# published-style scripts of every family: -p2 for each kernel,
+	# -p4 for the ones marked so
+	component corpus env STAP="$STAP" TAPIR_BUILDDIR="$TAPIR_BUILDDIR" \
+		bash "$TAPIR_SRCDIR/testsuite/corpus/check.sh"
 	# the never-crash suite: hostile scripts and sessions under a
 	# workload, the guest's health checked after each
 	component hostile env STAP="$STAP" STAPRUN="$STAPRUN" bash \
