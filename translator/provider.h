@@ -152,4 +152,9 @@ extern const struct provider hwbkpt_provider;
  */
 int perf_counter_slot(struct session *s, const char *name);
 
+/* The script has input.char or input.line probes (write probes of
+ * procfs("__stdin")): staprun is to pass its standard input on (-i).
+ */
+bool procfs_reads_stdin(struct session *s);
+
 #endif
