@@ -95,6 +95,20 @@ static int check_addr(struct prov_ctx *c, const struct pp_comp *dc,
 	return 0;
 }
 
+/* The target kernel's configuration, when its build tree says. */
+static int check_kernel(struct prov_ctx *c, const struct probe_point *pp)
+{
+	const struct kconfig *kc = c->s->kconfig;
+	const char *v = kc ? kconfig_get(kc, "CONFIG_HAVE_HW_BREAKPOINT") :
+			     "y";
+
+	if (v && !strcmp(v, "y"))
+		return 0;
+	prov_error(c, pp->loc, "the target kernel has no hardware "
+		   "breakpoints (CONFIG_HAVE_HW_BREAKPOINT is not set)");
+	return -1;
+}
+
 static int hwbkpt_build(struct prov_ctx *c, struct derived_probe *dp)
 {
 	const struct probe_point *pp = dp->pp;
@@ -103,6 +117,8 @@ static int hwbkpt_build(struct prov_ctx *c, struct derived_probe *dp)
 	struct hwbkpt_info *h = arena_alloc(c->s->arena, sizeof(*h));
 	int64_t len = 1;
 
+	if (check_kernel(c, pp))
+		return -1;
 	h->user = pp_comp_of(pp, intern("process")) != NULL;
 	h->rw = pp_comp_of(pp, intern("rw")) != NULL;
 	if (lc && (!pp_arg_num(lc->arg, &len) || len < 1 ||
