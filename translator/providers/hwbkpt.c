@@ -181,8 +181,8 @@ static void hwbkpt_emit_group(struct emitter *em, struct vec *dps)
 			sb_c_string(d, h->symbol);
 		else
 			sb_puts(d, "NULL");
-		sb_printf(d, ", .len = %d, .rw = %s, .user = %s,\n"
-			  "\t  .probe = %s },\n", h->len,
+		sb_printf(d, ",\n\t  .len = %d, .rw = %s, .user = %s, "
+			  ".probe = %s },\n", h->len,
 			  h->rw ? "true" : "false",
 			  h->user ? "true" : "false", emit_probe_ref(em, dp));
 	}
