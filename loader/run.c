@@ -7,10 +7,12 @@
 #include "run.h"
 
 #include "ctl.h"
+#include "feed.h"
 #include "modload.h"
 #include "relay.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -49,6 +51,7 @@ struct run {
 	sigset_t oldmask;
 	struct sigaction oldact[4];	/* of stop_signals[] */
 	struct relay relay;
+	struct feed feed;		/* -i */
 	pid_t target;			/* the -c command, until it ends */
 	bool target_traced;		/* held by ptrace (else SIGSTOP) */
 	bool target_held;		/* not yet let go */
@@ -69,6 +72,7 @@ static void request_exit(struct run *r)
 	if (r->exit_sent)
 		return;
 	r->exit_sent = true;
+	feed_stop(&r->feed);		/* the probes no longer run */
 	err = ctl_send(r->ctl, STP_MSG_EXIT, NULL, 0);
 	if (err) {
 		fprintf(stderr, "staprun: cannot send EXIT to the module: %s\n",
@@ -116,6 +120,20 @@ static void exec_command(const char *cmd)
 	_exit(127);
 }
 
+/* Under -i the input is the script's: the command reads none of it. */
+static void command_stdin(const struct run *r)
+{
+	int fd;
+
+	if (!r->o->read_stdin)
+		return;
+	fd = open("/dev/null", O_RDONLY);
+	if (fd >= 0 && fd != STDIN_FILENO) {
+		dup2(fd, STDIN_FILENO);
+		close(fd);
+	}
+}
+
 /* The command is held at its first instruction, after exec, until the
  * probes are armed: target() is its pid, and no probe sees staprun's
  * child before it became the command.  Where ptrace is not allowed it
@@ -133,6 +151,7 @@ static int target_start(struct run *r)
 	}
 	if (pid == 0) {
 		child_signals(r);
+		command_stdin(r);
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
 			raise(SIGSTOP);
 		exec_command(r->o->target_cmd);
@@ -334,6 +353,8 @@ static void on_start(struct run *r, const struct ctl_msg *m)
 	if (r->exit_sent)
 		return;
 	target_release(r);
+	if (r->o->read_stdin)
+		feed_start(&r->feed, r->o->module_name);
 	if (r->o->time_limit) {
 		clock_gettime(CLOCK_MONOTONIC, &r->deadline);
 		r->deadline.tv_sec += r->o->time_limit;
@@ -489,15 +510,18 @@ static int poll_timeout(struct run *r)
 /* Until the module answers EXIT: output, messages, signals, -T. */
 static void loop(struct run *r)
 {
-	struct pollfd fds[2 + MAX_POLL_CPUS];
+	struct pollfd fds[3 + MAX_POLL_CPUS];
 	int n;
 
 	fds[0].fd = r->ctl;
 	fds[0].events = POLLIN;
 	fds[1].fd = r->sfd;
 	fds[1].events = POLLIN;
-	n = 2 + relay_poll_fds(&r->relay, fds + 2, MAX_POLL_CPUS);
+	fds[2].events = POLLIN;
+	n = 3 + relay_poll_fds(&r->relay, fds + 3, MAX_POLL_CPUS);
 	while (!r->exit_seen && !r->abandon) {
+		fds[2].fd = feed_poll_fd(&r->feed);
+		fds[2].revents = 0;
 		if (poll(fds, (nfds_t)n, poll_timeout(r)) < 0 &&
 		    errno != EINTR) {
 			perror("staprun: poll");
@@ -510,6 +534,8 @@ static void loop(struct run *r)
 			request_exit(r);
 		read_messages(r);
 		read_signals(r);
+		if (fds[2].fd >= 0 && fds[2].revents)
+			feed_read(&r->feed);
 		if (r->deadline_set && !poll_timeout(r)) {
 			r->deadline_set = false;
 			if (r->o->verbose)
@@ -560,6 +586,7 @@ int run_module(const struct staprun_options *o)
 	r.o = o;
 	r.ctl = -1;
 	r.relay.out_fd = -1;
+	r.feed.fd = -1;
 	if (signals_setup(&r))
 		return 1;
 	if (modload_insert(o) == 0) {
@@ -572,6 +599,7 @@ int run_module(const struct staprun_options *o)
 	} else {
 		r.status = 1;
 	}
+	feed_stop(&r.feed);
 	signals_restore(&r);
 	return r.status;
 }

@@ -28,7 +28,7 @@
 #define MODULE_NAME_MAX 55
 #define BUFFER_MB_MAX 4095
 
-static const char optstring[] = "vVwu::c:x:t:N:o:bs:S:DT:LAdRr:C:M:F:h";
+static const char optstring[] = "vVwu::c:x:t:N:o:bs:S:DT:LAdRr:C:M:F:ih";
 static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -62,6 +62,8 @@ static void usage(FILE *f)
 	      "  -C WHEN      colour messages: never, always or auto\n"
 	      "  -M S         monitor mode, refresh every S seconds\n"
 	      "  -F FD        use the already open control channel FD\n"
+	      "  -i           pass standard input to the script's input.*\n"
+	      "               probes (the -c command reads /dev/null)\n"
 	      "  -h           print this help and exit\n"
 	      "\n"
 	      "A MODULE without '/' or '.ko' is looked up in\n"
@@ -256,6 +258,9 @@ static int parse_option(struct staprun_options *o, int c, const char *arg)
 				       &o->monitor_interval);
 	case 'F':
 		return parse_int_field('F', arg, 0, INT_MAX, &o->relay_fd);
+	case 'i':
+		o->read_stdin = true;
+		return 0;
 	case 'h':
 		o->help = true;
 		return 0;

@@ -43,6 +43,7 @@ struct staprun_options {
 	bool monitor;			/* -M S */
 	int monitor_interval;
 	int relay_fd;			/* -F fd, -1 = none */
+	bool read_stdin;		/* -i: feed stdin to __stdin */
 	bool help;			/* -h */
 	bool version;			/* -V */
 	/* positional arguments */

@@ -11,6 +11,7 @@
 #include "stp_tracepoint.c"
 #include "stp_procfs.c"
 #include "stp_perf.c"
+#include "stp_hwbkpt.c"
 #include "stp_syscall.c"
 #include "stp_uframe.c"
 #include "stp_uprobe.c"

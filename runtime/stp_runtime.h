@@ -17,6 +17,7 @@
 #include "stp_tracepoint.h"
 #include "stp_procfs.h"
 #include "stp_perf.h"
+#include "stp_hwbkpt.h"
 #include "stp_syscall.h"
 #include "stp_uprobe.h"
 #include "stp_usym.h"

@@ -534,6 +534,8 @@ static int run_staprun(struct session *s, const char *ko)
 	}
 	if (s->opt.bulk)
 		vec_push(s->arena, &args, "-b");
+	if (procfs_reads_stdin(s))
+		vec_push(s->arena, &args, "-i");
 	if (!s->opt.use_vm)
 		vec_push(s->arena, &args, (void *)ko);
 	else

@@ -145,10 +145,16 @@ extern const struct provider process_events_provider;
 extern const struct provider syscall_provider;
 extern const struct provider procfs_provider;
 extern const struct provider perf_provider;
+extern const struct provider hwbkpt_provider;
 
 /* @perf("NAME"): the index of the counter's event in the module's table
  * of perf events (providers/perf.c), or -1 when no probe defines it.
  */
 int perf_counter_slot(struct session *s, const char *name);
+
+/* The script has input.char or input.line probes (write probes of
+ * procfs("__stdin")): staprun is to pass its standard input on (-i).
+ */
+bool procfs_reads_stdin(struct session *s);
 
 #endif

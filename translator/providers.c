@@ -27,12 +27,6 @@ static const char *const dwarf_patterns[] = {
 };
 
 
-static const char *const hwbkpt_patterns[] = {
-	"kernel.data({n,s}){.write,.rw}",
-	"kernel.data(n).length(n){.write,.rw}",
-	NULL
-};
-
 static const char *const netfilter_patterns[] = {
 	"netfilter{.hook(s).pf(s),.pf(s).hook(s)}{,.priority({s,n})}",
 	NULL
@@ -46,7 +40,6 @@ static const char *const netfilter_patterns[] = {
 	}
 
 UNSUPPORTED(dwarf_provider, "dwarf", dwarf_patterns);
-UNSUPPORTED(hwbkpt_provider, "hwbkpt", hwbkpt_patterns);
 UNSUPPORTED(netfilter_provider, "netfilter", netfilter_patterns);
 
 static const struct provider *const providers[] = {

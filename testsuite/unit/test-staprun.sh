@@ -96,7 +96,7 @@ expect 1 "-S: '${long}' is not MB[,N]" "an -S size too long to be a number" \
 expect 1 "is not a regular file" "a directory is not a module" \
 	-- "$tmp/dir_mod.ko"
 expect 1 "$noinsert" "a good module and arguments pass" \
-	-- -s 4 -b -T 100 -o out -C never "$tmp/good_mod.ko" a=1 b=x
+	-- -s 4 -b -i -T 100 -o out -C never "$tmp/good_mod.ko" a=1 b=x
 if [ "$(id -u)" = 0 ]; then
 	expect 1 "couldn't insert module '$tmp/text_mod.ko': " \
 		"a file that is no module fails to insert, with the reason" \

@@ -45,13 +45,31 @@ for a in "$@"; do
 	fi
 done
 mod=/opt/tapir/$(basename "$ko")
-cmd="staprun$opts $mod$margs >/tmp/out 2>/tmp/err; rc=\$?"
+# -i (input probes): the guest's staprun reads what comes here on
+# standard input, taken whole before the boot (a pipe or a file); a
+# terminal's keys cannot reach the guest, which then reads nothing.
+files=(-f "$ko")
+input=
+case " $opts " in
+*" '-i' "*)
+	if [ -t 0 ]; then
+		echo "stap: warning: --vm: the terminal's input does not" \
+			"reach the guest: input probes get none" >&2
+		: >"$tmp/stdin"
+	else
+		cat >"$tmp/stdin"
+	fi
+	files+=(-f "$tmp/stdin")
+	input=" </opt/tapir/stdin"
+	;;
+esac
+cmd="staprun$opts $mod$margs$input >/tmp/out 2>/tmp/err; rc=\$?"
 cmd+="; echo @@stapvm@@ out; base64 /tmp/out"
 cmd+="; echo @@stapvm@@ err; base64 /tmp/err"
 cmd+="; echo @@stapvm@@ rc=\$rc"
 
 "$here/mkinitramfs.sh" -o "$tmp/initrd" -r "$kver" -f "$staprun:/usr/local/bin/staprun" \
-	-f "$ko" >"$tmp/mkinitramfs.log" 2>&1 || {
+	"${files[@]}" >"$tmp/mkinitramfs.log" 2>&1 || {
 	cat "$tmp/mkinitramfs.log" >&2
 	echo "stap: error: could not build the VM's initramfs" >&2
 	exit 1

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #define PROCFS_DEFAULT_NAME "command"
+/* the file staprun -i writes its standard input to (tapset/input.stp) */
+#define PROCFS_STDIN "__stdin"
 /* a read file's buffer is static in the module: keep it reasonable */
 #define PROCFS_MAXSIZE_MAX (8 << 20)
 #define PROCFS_NAME_MAX 255
@@ -392,6 +394,21 @@ static void procfs_emit_group(struct emitter *em, struct vec *dps)
 		  "stp_procfs_files, %d);\n", dirs.n, files.n);
 	sb_printf(emit_out(em, EMIT_STOP),
 		  "\t_stp_procfs_stop(stp_procfs_files, %d);\n", files.n);
+}
+
+bool procfs_reads_stdin(struct session *s)
+{
+	int i;
+
+	for (i = 0; i < s->probes.n; i++) {
+		const struct derived_probe *dp = s->probes.items[i];
+		const struct procfs_info *pi = dp->priv;
+
+		if (dp->prov == &procfs_provider && pi->write &&
+		    !strcmp(pi->path, PROCFS_STDIN))
+			return true;
+	}
+	return false;
 }
 
 static const char *const procfs_patterns[] = {
