@@ -1901,7 +1901,7 @@ static void gen_try(struct emitter *em, const struct stmt *st)
 	em->b->err_label = saved;
 	line(em, "goto try_end_%d;", n);
 	em->depth--;
-	line(em, "%s:", catch_label);
+	line(em, "%s: __maybe_unused;", catch_label);
 	em->depth++;
 	line(em, "if (c->last_error) {");
 	em->depth++;
