@@ -1396,6 +1396,9 @@ static void gen_target_write(struct emitter *em, struct strbuf *o,
 		if (r->base == TRB_RETURN)
 			sb_printf(o, "regs_set_return_value(%s, "
 				  "(unsigned long)%s); ", tregs(r), v);
+		else if (r->base == TRB_TARG)
+			sb_printf(o, "((u64 *)c->targs)[%d] = %s; ",
+				  r->argno, v);
 		else
 			sb_printf(o, "%s->%s = (unsigned long)%s; ", tregs(r),
 				  r->reg, v);

@@ -33,11 +33,6 @@ static const char *const hwbkpt_patterns[] = {
 	NULL
 };
 
-static const char *const netfilter_patterns[] = {
-	"netfilter{.hook(s).pf(s),.pf(s).hook(s)}{,.priority({s,n})}",
-	NULL
-};
-
 #define UNSUPPORTED(var, nm, pats)	\
 	static const struct provider var = {	\
 		.name = nm,		\
@@ -47,7 +42,6 @@ static const char *const netfilter_patterns[] = {
 
 UNSUPPORTED(dwarf_provider, "dwarf", dwarf_patterns);
 UNSUPPORTED(hwbkpt_provider, "hwbkpt", hwbkpt_patterns);
-UNSUPPORTED(netfilter_provider, "netfilter", netfilter_patterns);
 
 static const struct provider *const providers[] = {
 	&begin_provider,
