@@ -40,9 +40,9 @@
 #   syscalls           a fixed series of system calls (syscall tapset)
 #   netpair            a fixed TCP and UDP exchange over loopback (the
 #                      socket, tcp, udp and netdev tapsets)
-#   netevents          UDP datagrams to drop, and lo's MTU, statistics
-#                      and promiscuity, writev/readv (the netfilter,
-#                      netdev and vfs tests)
+#   netevents          UDP over lo (IPv4 datagrams to drop, IPv6), lo's
+#                      MTU, statistics and promiscuity, writev/readv
+#                      (the netfilter, netdev and vfs tests)
 #   forker             a probed function in forked, killed and exec'ing
 #                      children (testsuite/hostile)
 #   lazy               passes pointers into pages it never touched (user

@@ -6,6 +6,8 @@
  *                   127.0.0.1:4006 to 127.0.0.1:4005, then receives
  *                   until 300 ms pass with nothing: prints
  *                   "received N" for each, then "timed out"
+ *   netevents udp6  one UDP datagram of 20 bytes from [::1]:4008 to
+ *                   [::1]:4007, received: prints "received 20"
  *   netevents dev   lo's MTU set to 1500 and back to 65536 (SIOCSIFMTU),
  *                   /proc/net/dev read (the devices' statistics), and
  *                   lo made promiscuous and back (a packet socket's
@@ -99,6 +101,44 @@ static void udp(void)
 	close(rx);
 }
 
+static int udp6_bound(int port)
+{
+	struct sockaddr_in6 a;
+	int fd = socket(AF_INET6, SOCK_DGRAM, 0);
+
+	if (fd < 0)
+		die("socket");
+	memset(&a, 0, sizeof(a));
+	a.sin6_family = AF_INET6;
+	a.sin6_port = htons(port);
+	a.sin6_addr = in6addr_loopback;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		die("bind6");
+	return fd;
+}
+
+static void udp6(void)
+{
+	struct sockaddr_in6 to;
+	char buf[64];
+	int rx = udp6_bound(4007), tx = udp6_bound(4008);
+	ssize_t n;
+
+	memset(buf, 'y', sizeof(buf));
+	memset(&to, 0, sizeof(to));
+	to.sin6_family = AF_INET6;
+	to.sin6_port = htons(4007);
+	to.sin6_addr = in6addr_loopback;
+	if (sendto(tx, buf, 20, 0, (struct sockaddr *)&to, sizeof(to)) != 20)
+		die("sendto");
+	n = recv(rx, buf, sizeof(buf), 0);
+	if (n < 0)
+		die("recv");
+	printf("received %zd\n", n);
+	close(tx);
+	close(rx);
+}
+
 static void dev(void)
 {
 	struct packet_mreq mr;
@@ -158,12 +198,14 @@ int main(int argc, char **argv)
 	lo_up();
 	if (argc == 2 && !strcmp(argv[1], "udp"))
 		udp();
+	else if (argc == 2 && !strcmp(argv[1], "udp6"))
+		udp6();
 	else if (argc == 2 && !strcmp(argv[1], "dev"))
 		dev();
 	else if (argc == 2 && !strcmp(argv[1], "iov"))
 		iov();
 	else {
-		fprintf(stderr, "usage: netevents udp|dev|iov\n");
+		fprintf(stderr, "usage: netevents udp|udp6|dev|iov\n");
 		return 2;
 	}
 	return 0;
