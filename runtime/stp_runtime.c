@@ -10,6 +10,7 @@
 #include "stp_kprobe.c"
 #include "stp_tracepoint.c"
 #include "stp_procfs.c"
+#include "stp_netfilter.c"
 #include "stp_perf.c"
 #include "stp_hwbkpt.c"
 #include "stp_syscall.c"

@@ -16,6 +16,7 @@
 #include "stp_kprobe.h"
 #include "stp_tracepoint.h"
 #include "stp_procfs.h"
+#include "stp_netfilter.h"
 #include "stp_perf.h"
 #include "stp_hwbkpt.h"
 #include "stp_syscall.h"

@@ -1396,6 +1396,9 @@ static void gen_target_write(struct emitter *em, struct strbuf *o,
 		if (r->base == TRB_RETURN)
 			sb_printf(o, "regs_set_return_value(%s, "
 				  "(unsigned long)%s); ", tregs(r), v);
+		else if (r->base == TRB_TARG)
+			sb_printf(o, "((u64 *)c->targs)[%d] = %s; ",
+				  r->argno, v);
 		else
 			sb_printf(o, "%s->%s = (unsigned long)%s; ", tregs(r),
 				  r->reg, v);
@@ -1901,7 +1904,7 @@ static void gen_try(struct emitter *em, const struct stmt *st)
 	em->b->err_label = saved;
 	line(em, "goto try_end_%d;", n);
 	em->depth--;
-	line(em, "%s:", catch_label);
+	line(em, "%s: __maybe_unused;", catch_label);
 	em->depth++;
 	line(em, "if (c->last_error) {");
 	em->depth++;

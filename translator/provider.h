@@ -146,6 +146,7 @@ extern const struct provider syscall_provider;
 extern const struct provider procfs_provider;
 extern const struct provider perf_provider;
 extern const struct provider hwbkpt_provider;
+extern const struct provider netfilter_provider;
 
 /* @perf("NAME"): the index of the counter's event in the module's table
  * of perf events (providers/perf.c), or -1 when no probe defines it.

@@ -26,12 +26,6 @@ static const char *const dwarf_patterns[] = {
 	NULL
 };
 
-
-static const char *const netfilter_patterns[] = {
-	"netfilter{.hook(s).pf(s),.pf(s).hook(s)}{,.priority({s,n})}",
-	NULL
-};
-
 #define UNSUPPORTED(var, nm, pats)	\
 	static const struct provider var = {	\
 		.name = nm,		\
@@ -40,7 +34,6 @@ static const char *const netfilter_patterns[] = {
 	}
 
 UNSUPPORTED(dwarf_provider, "dwarf", dwarf_patterns);
-UNSUPPORTED(netfilter_provider, "netfilter", netfilter_patterns);
 
 static const struct provider *const providers[] = {
 	&begin_provider,

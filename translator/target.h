@@ -46,6 +46,9 @@ struct tref {
 	enum tref_base base;
 	const char *reg;		/* TRB_REG: "di" ...; TRB_STRING */
 	int argno;			/* TRB_TARG */
+	bool writable;			/* TRB_TARG: a slot the probe's
+					 * caller reads back (a netfilter
+					 * $verdict) */
 	int64_t value;			/* TRB_CONSTV */
 	long sp_off;			/* TRB_MEM */
 	const struct ktype *type;	/* of the base */

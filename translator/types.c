@@ -674,6 +674,12 @@ static enum type infer_print(struct typer *t, struct expr *e, bool value)
 	return sform ? TY_STRING : TY_UNKNOWN;
 }
 
+/* A print that gives no value (print, printf...; not sprintf). */
+static bool void_print(const struct expr *e)
+{
+	return e && e->kind == EX_PRINT && e->name[0] != 's';
+}
+
 /* Operators */
 
 static enum type infer_assign(struct typer *t, struct expr *e,
@@ -769,6 +775,12 @@ static enum type infer_kind(struct typer *t, struct expr *e,
 		return TY_STRING;
 	case EX_TERNARY:
 		need(t, e->a, TY_LONG, NULL);
+		/* c ? printf(..) : printf(..) as a statement: no value */
+		if (!value && (void_print(e->b) || void_print(e->c))) {
+			infer(t, e->b, TY_UNKNOWN, false);
+			infer(t, e->c, TY_UNKNOWN, false);
+			return TY_UNKNOWN;
+		}
 		return unify(t, e->b, e->c, want);
 	case EX_ASSIGN:
 		return infer_assign(t, e, want);

@@ -40,6 +40,9 @@
 #   syscalls           a fixed series of system calls (syscall tapset)
 #   netpair            a fixed TCP and UDP exchange over loopback (the
 #                      socket, tcp, udp and netdev tapsets)
+#   netevents          UDP over lo (IPv4 datagrams to drop, IPv6), lo's
+#                      MTU, statistics and promiscuity, writev/readv
+#                      (the netfilter, netdev and vfs tests)
 #   forker             a probed function in forked, killed and exec'ing
 #                      children (testsuite/hostile)
 #   lazy               passes pointers into pages it never touched (user
@@ -59,8 +62,8 @@ CC=${CC:-gcc}
 CXX=${CXX:-g++}
 mkdir -p "$out"
 for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c \
-	 stacks.c guru.c syscalls.c netpair.c live.c forker.c lazy.c \
-	 watched.c; do
+	 stacks.c guru.c syscalls.c netpair.c netevents.c live.c forker.c \
+	 lazy.c watched.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
@@ -101,6 +104,7 @@ $CC -g -O0 -o guru guru.c
 $CC -g -O0 -o live live.c
 $CC -g -O0 -o syscalls syscalls.c
 $CC -g -O0 -o netpair netpair.c
+$CC -g -O0 -o netevents netevents.c
 # i386, static (no 32-bit C library needed where it runs): gcc-multilib
 $CC -m32 -static -g -O0 -o trace32 trace.c
 $CC -m32 -g -O0 -o trace-m32 trace.c
