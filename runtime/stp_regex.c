@@ -1250,9 +1250,12 @@ static void stp_rp_add(struct stp_rp_run *r, int l, unsigned int pc,
 				r->stack[sp++].val = r->cur[in->x];
 				r->cur[in->x] = pos;
 				pc++;
-			} else if (in->op == STP_RP_BOL || in->op == STP_RP_EOL) {
-				if (in->op == STP_RP_BOL ? pos != 0 :
-				    (size_t)pos != r->len)
+			} else if (in->op == STP_RP_BOL) {
+				if (pos != 0)
+					break;
+				pc++;
+			} else if (in->op == STP_RP_EOL) {
+				if ((size_t)pos != r->len)
 					break;
 				pc++;
 			} else {
@@ -1294,7 +1297,8 @@ static void stp_rp_run(struct stp_rp_run *r, int st, int en, unsigned int g,
 				se[1] = caps[2 * g + 1];
 				return;
 			}
-			if (pos == en || !stp_re_test(bytes[in->x].w, r->s[pos]))
+			if (pos == en ||
+			    !stp_re_test(bytes[in->x].w, r->s[pos]))
 				continue;
 			memcpy(r->cur, caps, r->nc * sizeof(int));
 			stp_rp_add(r, l ^ 1, r->pcs[l][i] + 1, pos + 1,

@@ -19,9 +19,9 @@ char *_stp_strcat(char *dst, const char *a, const char *b);
 char *_stp_lltoa(char *dst, int64_t v);
 
 /* s =~ re: POSIX extended regular expressions (C locale, bytes; no
- * backreferences; the groups of the last match through
- * _stp_regex_submatch(), for matched()).  Each literal of the script is compiled
- * once, at module init, into a position automaton of at most
+ * backreferences; the groups of a match through _stp_regex_submatch(),
+ * for matched()).  Each literal of the script is compiled once, at
+ * module init, into a position automaton of at most
  * STP_REGEX_MAX_POS characters and anchors (a{3} counts 3); matching
  * then runs in probe context without allocating, in time linear in the
  * string.  A zeroed struct stp_regex matches nothing.
