@@ -99,6 +99,9 @@ __stp_probe_enter(const struct stp_probe *p, int want_state)
 	c->last_stmt = NULL;
 	c->nesting = 0;
 	c->next = 0;
+#ifdef STP_NEED_SUBMATCH
+	c->match_re = NULL;	/* no =~ yet in this handler */
+#endif
 	c->locks = NULL;
 	c->locks_lost = false;
 #ifdef STAP_SUPPRESS_TIME_LIMITS_ENABLE

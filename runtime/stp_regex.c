@@ -50,6 +50,7 @@ enum stp_re_op {
 	STP_RE_PLUS,
 	STP_RE_OPT,
 	STP_RE_REP,		/* child kid, {min,max} */
+	STP_RE_GROUP,		/* child kid, in parentheses number min */
 };
 
 /* Node 0 stands for "none": parse functions return it on error. */
@@ -75,6 +76,8 @@ struct stp_re_build {
 	int depth;			/* open groups */
 	const char *error;
 	int rc;
+	unsigned int ngroups;
+	bool groups;			/* build the program of matched() */
 	struct stp_re_node *node;
 	unsigned int nnode, maxnode;
 	struct stp_re_bytes *bytes;
@@ -361,7 +364,7 @@ static unsigned int stp_re_regex(struct stp_re_build *bd);
 static unsigned int stp_re_atom(struct stp_re_build *bd)
 {
 	struct stp_re_bytes *set;
-	unsigned int n;
+	unsigned int n, group;
 	int c = *bd->p++;
 
 	switch (c) {
@@ -370,6 +373,8 @@ static unsigned int stp_re_atom(struct stp_re_build *bd)
 		if (++bd->depth > STP_RE_MAX_GROUPS)
 			return stp_re_fail(bd, -E2BIG,
 					   "regex nested too deeply");
+		/* Groups are numbered in the order of their '('. */
+		group = ++bd->ngroups;
 		n = stp_re_regex(bd);
 		if (!n)
 			return 0;
@@ -377,6 +382,9 @@ static unsigned int stp_re_atom(struct stp_re_build *bd)
 			return stp_re_fail(bd, -EINVAL, "unmatched (");
 		bd->p++;
 		bd->depth--;
+		n = stp_re_new(bd, STP_RE_GROUP, n);
+		if (n)
+			bd->node[n].min = group;
 		return n;
 	case '[':
 		return stp_re_bracket(bd);
@@ -697,6 +705,8 @@ static int stp_re_eval(struct stp_re_build *bd, unsigned int n,
 		return stp_re_eval_list(bd, nd, f);
 	case STP_RE_REP:
 		return stp_re_repeat(bd, nd, f);
+	case STP_RE_GROUP:
+		return stp_re_eval(bd, nd->kid, f);
 	}
 	/* STAR, PLUS, OPT */
 	if (stp_re_eval(bd, nd->kid, f))
@@ -789,10 +799,14 @@ static int stp_re_finish(struct stp_re_build *bd, struct stp_regex *re,
 	return 0;
 }
 
+static void stp_rp_build(struct stp_re_build *bd, struct stp_regex *re,
+			 unsigned int top);
+
 static int stp_re_build(struct stp_re_build *bd, struct stp_regex *re)
 {
 	struct stp_re_frag root;
 	unsigned int top = stp_re_regex(bd);
+	int rc;
 
 	if (bd->error)
 		return bd->rc;
@@ -800,10 +814,15 @@ static int stp_re_build(struct stp_re_build *bd, struct stp_regex *re)
 	stp_re_clear(&root);
 	if (stp_re_eval(bd, top, &root))
 		return bd->rc;
-	return stp_re_finish(bd, re, &root);
+	rc = stp_re_finish(bd, re, &root);
+	re->ngroups = bd->ngroups;
+	if (!rc && bd->groups)
+		stp_rp_build(bd, re, top);
+	return rc;
 }
 
-int _stp_regex_compile(struct stp_regex *re, const char *pattern)
+static int stp_re_compile(struct stp_regex *re, const char *pattern,
+			  bool groups)
 {
 	size_t len = strnlen(pattern, STP_RE_MAX_PATTERN + 1);
 	struct stp_re_build *bd;
@@ -826,6 +845,7 @@ int _stp_regex_compile(struct stp_regex *re, const char *pattern)
 	if (bd->node && bd->bytes) {
 		bd->p = (const unsigned char *)pattern;
 		bd->nnode = 1;
+		bd->groups = groups;
 		rc = stp_re_build(bd, re);
 	} else {
 		stp_re_fail(bd, -ENOMEM, "out of memory");
@@ -836,16 +856,33 @@ int _stp_regex_compile(struct stp_regex *re, const char *pattern)
 		kvfree(re->sets);
 		re->sets = NULL;
 	}
-	kvfree(bd->bytes);
+	if (!re->bytes)
+		kvfree(bd->bytes);
 	kvfree(bd->node);
 	kvfree(bd);
 	return rc;
+}
+
+int _stp_regex_compile(struct stp_regex *re, const char *pattern)
+{
+	return stp_re_compile(re, pattern, false);
+}
+
+int _stp_regex_compile_groups(struct stp_regex *re, const char *pattern)
+{
+	return stp_re_compile(re, pattern, true);
 }
 
 void _stp_regex_free(struct stp_regex *re)
 {
 	kvfree(re->sets);
 	re->sets = NULL;
+	kvfree(re->prog);
+	re->prog = NULL;
+	kvfree(re->bytes);
+	re->bytes = NULL;
+	kvfree(re->work);
+	re->work = NULL;
 }
 
 /* ---- Matching ---------------------------------------------------- */
@@ -936,4 +973,391 @@ int _stp_regex_exec(const struct stp_regex *re, const char *s)
 		if (re->anchored && !stp_re_any(cur, w))
 			return 0;
 	}
+}
+
+/* ---- Subexpressions (matched()) ----------------------------------
+ *
+ * The automaton above says where the leftmost-longest match ends; a
+ * Pike machine (threads in order of preference, each with the ends of
+ * its groups) then finds the preferred way to match exactly that text.
+ */
+enum stp_rp_op {
+	STP_RP_CHAR,		/* a byte of set x */
+	STP_RP_SPLIT,		/* go on at x, else at y */
+	STP_RP_JMP,		/* go on at x */
+	STP_RP_SAVE,		/* group end x = here */
+	STP_RP_BOL,
+	STP_RP_EOL,
+	STP_RP_MATCH,
+};
+
+struct stp_rp_insn {
+	unsigned char op;
+	unsigned short x, y;
+};
+
+#define STP_RP_MAX_PROG		4096	/* instructions */
+#define STP_RP_MAX_WORK		65536	/* bytes of work area per CPU */
+#define STP_RP_NONE		0xffff
+
+struct stp_rp_build {
+	struct stp_rp_insn *prog;	/* STP_RP_MAX_PROG + 1: one spare */
+	unsigned int n;
+	bool over;
+};
+
+static unsigned int stp_rp_emit(struct stp_rp_build *pb, int op,
+				unsigned int x, unsigned int y)
+{
+	struct stp_rp_insn *in = &pb->prog[pb->n];
+
+	if (pb->n == STP_RP_MAX_PROG) {
+		pb->over = true;
+		return pb->n;
+	}
+	in->op = op;
+	in->x = x;
+	in->y = y;
+	return pb->n++;
+}
+
+/* Point the chain of y fields from i (linked through y) at to. */
+static void stp_rp_patch(struct stp_rp_build *pb, unsigned int i,
+			 unsigned int to, bool x)
+{
+	while (i != STP_RP_NONE && !pb->over) {
+		unsigned short *f = x ? &pb->prog[i].x : &pb->prog[i].y;
+		unsigned int next = *f;
+
+		*f = to;
+		i = next;
+	}
+}
+
+static void stp_rp_gen(struct stp_re_build *bd, struct stp_rp_build *pb,
+		       unsigned int n)
+{
+	const struct stp_re_node *nd = &bd->node[n];
+	unsigned int k, i, at, chain = STP_RP_NONE;
+
+	switch (nd->op) {
+	case STP_RE_EMPTY:
+		return;
+	case STP_RE_CHARS:
+		stp_rp_emit(pb, STP_RP_CHAR, nd->kid, 0);
+		return;
+	case STP_RE_BOL_OP:
+	case STP_RE_EOL_OP:
+		stp_rp_emit(pb, nd->op == STP_RE_BOL_OP ? STP_RP_BOL :
+			    STP_RP_EOL, 0, 0);
+		return;
+	case STP_RE_CAT:
+		for (k = nd->kid; k; k = bd->node[k].next)
+			stp_rp_gen(bd, pb, k);
+		return;
+	case STP_RE_ALT:
+		/* Each branch but the last: split, branch, jump out. */
+		for (k = nd->kid; bd->node[k].next && !pb->over;
+		     k = bd->node[k].next) {
+			at = stp_rp_emit(pb, STP_RP_SPLIT, 0, 0);
+			pb->prog[at].x = at + 1;
+			stp_rp_gen(bd, pb, k);
+			chain = stp_rp_emit(pb, STP_RP_JMP, chain, 0);
+			pb->prog[at].y = pb->n;
+		}
+		stp_rp_gen(bd, pb, k);
+		stp_rp_patch(pb, chain, pb->n, true);
+		return;
+	case STP_RE_GROUP:
+		stp_rp_emit(pb, STP_RP_SAVE, 2 * nd->min, 0);
+		stp_rp_gen(bd, pb, nd->kid);
+		stp_rp_emit(pb, STP_RP_SAVE, 2 * nd->min + 1, 0);
+		return;
+	case STP_RE_PLUS:
+		at = pb->n;
+		stp_rp_gen(bd, pb, nd->kid);
+		stp_rp_emit(pb, STP_RP_SPLIT, at, pb->n + 1);
+		return;
+	case STP_RE_REP:
+		for (i = 0; i < nd->min && !pb->over; i++)
+			stp_rp_gen(bd, pb, nd->kid);
+		if (nd->max != STP_RE_INF) {
+			/* The optional copies, each a way out. */
+			for (; i < nd->max && !pb->over; i++) {
+				at = stp_rp_emit(pb, STP_RP_SPLIT, 0, chain);
+				pb->prog[at].x = at + 1;
+				chain = at;
+				stp_rp_gen(bd, pb, nd->kid);
+			}
+			stp_rp_patch(pb, chain, pb->n, false);
+			return;
+		}
+		break;		/* then x* */
+	}
+	/* STAR, OPT, and the loop of x{m,} */
+	at = stp_rp_emit(pb, STP_RP_SPLIT, 0, 0);
+	pb->prog[at].x = at + 1;
+	stp_rp_gen(bd, pb, nd->kid);
+	if (nd->op != STP_RE_OPT)
+		stp_rp_emit(pb, STP_RP_JMP, at, 0);
+	pb->prog[at].y = pb->n;
+}
+
+/* The work area of one CPU: two thread lists, the mark of the step
+ * that last added each instruction, the stack of stp_rp_add, the
+ * group ends being built. */
+struct stp_rp_layout {
+	size_t pcs, caps, mark, stack, cur, size;
+};
+
+struct stp_rp_frame {
+	unsigned short pc;
+	short slot;		/* >= 0: put val back in cur[slot] */
+	int val;
+};
+
+static void stp_rp_layout(const struct stp_regex *re,
+			  struct stp_rp_layout *l)
+{
+	size_t np = re->nprog, nc = 2 * (re->ngroups + 1);
+
+	l->pcs = 0;				/* 2 lists: count + pcs */
+	l->caps = l->pcs + 2 * (np + 1) * sizeof(int);
+	l->mark = l->caps + 2 * np * nc * sizeof(int);
+	l->stack = l->mark + np * sizeof(int);
+	l->cur = l->stack + (2 * np + 2) * sizeof(struct stp_rp_frame);
+	l->size = l->cur + nc * sizeof(int);
+}
+
+static void stp_rp_build(struct stp_re_build *bd, struct stp_regex *re,
+			 unsigned int top)
+{
+	struct stp_rp_build pb = { 0 };
+	struct stp_rp_layout l;
+
+	pb.prog = kvzalloc((STP_RP_MAX_PROG + 1) * sizeof(*pb.prog),
+			   GFP_KERNEL);
+	if (!pb.prog)
+		return;
+	stp_rp_gen(bd, &pb, top);
+	stp_rp_emit(&pb, STP_RP_MATCH, 0, 0);
+	re->nprog = pb.n;
+	stp_rp_layout(re, &l);
+	if (pb.over || l.size > STP_RP_MAX_WORK) {
+		kvfree(pb.prog);
+		re->nprog = 0;
+		return;
+	}
+	re->work = kvzalloc(l.size * nr_cpu_ids, GFP_KERNEL);
+	if (!re->work) {
+		kvfree(pb.prog);
+		re->nprog = 0;
+		return;
+	}
+	re->work_size = l.size;
+	re->prog = pb.prog;
+	re->bytes = bd->bytes;
+}
+
+/* The end of the longest match that starts at st, or -1. */
+static int stp_re_longest(const struct stp_regex *re, const char *s,
+			  size_t st)
+{
+	const uint64_t *first = stp_re_table(re, STP_RE_FIRST);
+	const uint64_t *last = stp_re_table(re, STP_RE_LAST);
+	const uint64_t *bols = stp_re_table(re, STP_RE_BOL);
+	const uint64_t *eols = stp_re_table(re, STP_RE_EOL);
+	uint64_t cur[STP_RE_MAXW] = { 0 }, a[STP_RE_MAXW], t[STP_RE_MAXW];
+	unsigned int w = re->nwords, i, round;
+	int best = re->nullable ? (int)st : -1;
+	size_t at;
+
+	stp_re_or(cur, first, w);
+	for (at = st;; at++) {
+		unsigned char c = s[at];
+		uint64_t done[STP_RE_MAXW] = { 0 };
+
+		/* Pass the anchors that hold here, each once. */
+		for (round = 0; (!at || !c) && round <= re->npos; round++) {
+			bool any = false;
+
+			for (i = 0; i < w; i++) {
+				t[i] = cur[i] & ((!at ? bols[i] : 0) |
+						 (!c ? eols[i] : 0)) & ~done[i];
+				done[i] |= t[i];
+				any |= t[i] != 0;
+			}
+			if (!any)
+				break;
+			if (stp_re_meets(t, last, w))
+				best = at;
+			stp_re_follow(re, t, cur);
+		}
+		if (!c)
+			return best;
+		for (i = 0; i < w; i++) {
+			a[i] = cur[i] & stp_re_table(re, STP_RE_MATCH +
+						     re->byte_class[c])[i];
+			cur[i] = 0;
+		}
+		if (stp_re_meets(a, last, w))
+			best = at + 1;
+		stp_re_follow(re, a, cur);
+		if (!stp_re_any(cur, w))
+			return best;
+	}
+}
+
+struct stp_rp_run {
+	const struct stp_regex *re;
+	const unsigned char *s;
+	size_t len;
+	unsigned int nc;
+	int *count[2], *pcs[2], *caps[2], *mark, *cur;
+	struct stp_rp_frame *stack;
+};
+
+/* Add the thread at pc (at string position pos, step mark) to list l,
+ * following splits, jumps, saves and anchors depth first in order of
+ * preference; each instruction once per step. */
+static void stp_rp_add(struct stp_rp_run *r, int l, unsigned int pc,
+		       int pos, int mark)
+{
+	const struct stp_rp_insn *prog = r->re->prog;
+	int sp = 0;
+
+	r->stack[sp].pc = pc;
+	r->stack[sp++].slot = -1;
+	while (sp) {
+		struct stp_rp_frame f = r->stack[--sp];
+
+		if (f.slot >= 0) {
+			r->cur[f.slot] = f.val;
+			continue;
+		}
+		for (pc = f.pc; r->mark[pc] != mark;) {
+			const struct stp_rp_insn *in = &prog[pc];
+
+			r->mark[pc] = mark;
+			if (in->op == STP_RP_JMP) {
+				pc = in->x;
+			} else if (in->op == STP_RP_SPLIT) {
+				r->stack[sp].pc = in->y;
+				r->stack[sp++].slot = -1;
+				pc = in->x;
+			} else if (in->op == STP_RP_SAVE) {
+				r->stack[sp].slot = in->x;
+				r->stack[sp++].val = r->cur[in->x];
+				r->cur[in->x] = pos;
+				pc++;
+			} else if (in->op == STP_RP_BOL) {
+				if (pos != 0)
+					break;
+				pc++;
+			} else if (in->op == STP_RP_EOL) {
+				if ((size_t)pos != r->len)
+					break;
+				pc++;
+			} else {
+				int n = r->count[l][0]++;
+
+				r->pcs[l][n] = pc;
+				memcpy(r->caps[l] + (size_t)n * r->nc, r->cur,
+				       r->nc * sizeof(int));
+				break;
+			}
+		}
+	}
+}
+
+/* The preferred way to match s[st, en) exactly: group g's ends into
+ * se. */
+static void stp_rp_run(struct stp_rp_run *r, int st, int en, unsigned int g,
+		       int *se)
+{
+	const struct stp_rp_insn *prog = r->re->prog;
+	const struct stp_re_bytes *bytes = r->re->bytes;
+	int pos, l = 0, i;
+
+	for (i = 0; i < (int)r->nc; i++)
+		r->cur[i] = -1;
+	memset(r->mark, 0, r->re->nprog * sizeof(int));
+	r->count[0][0] = r->count[1][0] = 0;
+	stp_rp_add(r, 0, 0, st, st + 1);
+	for (pos = st; pos <= en; pos++, l ^= 1) {
+		r->count[l ^ 1][0] = 0;
+		for (i = 0; i < r->count[l][0]; i++) {
+			const struct stp_rp_insn *in = &prog[r->pcs[l][i]];
+			int *caps = r->caps[l] + (size_t)i * r->nc;
+
+			if (in->op == STP_RP_MATCH) {
+				if (pos != en)
+					continue;
+				se[0] = caps[2 * g];
+				se[1] = caps[2 * g + 1];
+				return;
+			}
+			if (pos == en ||
+			    !stp_re_test(bytes[in->x].w, r->s[pos]))
+				continue;
+			memcpy(r->cur, caps, r->nc * sizeof(int));
+			stp_rp_add(r, l ^ 1, r->pcs[l][i] + 1, pos + 1,
+				   pos + 2);
+		}
+	}
+}
+
+int _stp_regex_submatch(const struct stp_regex *re, const char *s,
+			unsigned int g, int *se)
+{
+	struct stp_rp_layout lay;
+	struct stp_rp_run r = { .re = re, .s = (const unsigned char *)s };
+	char *w;
+	size_t st;
+	int en = -1;
+
+	if (unlikely(!re->sets) || !_stp_regex_exec(re, s))
+		return 0;
+	r.len = strlen(s);
+	for (st = 0; st <= r.len; st++) {
+		en = stp_re_longest(re, s, st);
+		if (en >= 0 || re->anchored)
+			break;
+	}
+	if (en < 0)
+		return 0;
+	se[0] = st;
+	se[1] = en;
+	if (!g)
+		return 1;
+	se[0] = se[1] = -1;
+	if (g > re->ngroups)
+		return 1;
+	if (!re->prog)
+		return -E2BIG;
+	stp_rp_layout(re, &lay);
+	w = (char *)re->work + re->work_size * smp_processor_id();
+	r.nc = 2 * (re->ngroups + 1);
+	r.count[0] = (int *)(w + lay.pcs);
+	r.pcs[0] = r.count[0] + 1;
+	r.count[1] = r.pcs[0] + re->nprog;
+	r.pcs[1] = r.count[1] + 1;
+	r.caps[0] = (int *)(w + lay.caps);
+	r.caps[1] = r.caps[0] + (size_t)re->nprog * r.nc;
+	r.mark = (int *)(w + lay.mark);
+	r.stack = (struct stp_rp_frame *)(w + lay.stack);
+	r.cur = (int *)(w + lay.cur);
+	stp_rp_run(&r, (int)st, en, g, se);
+	return 1;
+}
+
+int _stp_regex_exec_keep(const struct stp_regex *re, const char *s,
+			 const struct stp_regex **kre, char *ks)
+{
+	int rc = _stp_regex_exec(re, s);
+
+	*kre = rc ? re : NULL;
+	if (rc && ks != s)
+		strscpy(ks, s, MAXSTRINGLEN);
+	return rc;
 }

@@ -19,8 +19,9 @@ char *_stp_strcat(char *dst, const char *a, const char *b);
 char *_stp_lltoa(char *dst, int64_t v);
 
 /* s =~ re: POSIX extended regular expressions (C locale, bytes; no
- * backreferences or captures).  Each literal of the script is compiled
- * once, at module init, into a position automaton of at most
+ * backreferences; the groups of a match through _stp_regex_submatch(),
+ * for matched()).  Each literal of the script is compiled once, at
+ * module init, into a position automaton of at most
  * STP_REGEX_MAX_POS characters and anchors (a{3} counts 3); matching
  * then runs in probe context without allocating, in time linear in the
  * string.  A zeroed struct stp_regex matches nothing.
@@ -38,6 +39,16 @@ struct stp_regex {
 	unsigned char anchored;	/* every match starts at ^ */
 	unsigned char byte_class[256];	/* byte -> class */
 	uint64_t *sets;		/* the tables (stp_regex.c) */
+	/* For matched(): a program of the pattern for a Pike machine,
+	 * its byte sets, and a work area per CPU; NULL when the script
+	 * does not use them (STP_NEED_SUBMATCH) or the pattern is too
+	 * large for them. */
+	unsigned short ngroups;	/* parenthesized subexpressions */
+	unsigned short nprog;
+	void *prog;
+	void *bytes;
+	void *work;
+	size_t work_size;	/* bytes per CPU */
 };
 
 /* Init only (may sleep).  pattern is the regex text itself (a script
@@ -51,5 +62,35 @@ int _stp_regex_compile(struct stp_regex *re, const char *pattern);
 int _stp_regex_exec(const struct stp_regex *re, const char *s);
 /* Exit only; harmless on a regex that is zeroed, failed or freed. */
 void _stp_regex_free(struct stp_regex *re);
+
+/* _stp_regex_compile() that also readies re for
+ * _stp_regex_submatch(). */
+int _stp_regex_compile_groups(struct stp_regex *re, const char *pattern);
+/* Probe context, the CPU's work area in use (no other caller on this
+ * CPU).  Where s matches re, the leftmost match, the longest there, is
+ * group 0; among the ways re matches that text, the one that prefers
+ * the earlier alternative and the longer repetition, left to right,
+ * gives the other groups (numbered by their '(').  Puts the start and
+ * end of group g in se[0] and se[1] (-1 for a group that took no part
+ * or does not exist).  Returns 1, 0 when s does not match, -E2BIG when
+ * re is too large for groups other than 0.
+ */
+int _stp_regex_submatch(const struct stp_regex *re, const char *s,
+			unsigned int g, int *se);
+/* _stp_regex_exec() that also keeps what matched() needs: re and s
+ * after a match, NULL after a failure. */
+int _stp_regex_exec_keep(const struct stp_regex *re, const char *s,
+			 const struct stp_regex **kre, char *ks);
+
+/* What generated code calls: with STP_NEED_SUBMATCH (the script uses
+ * matched()), every =~ keeps its match in the context c. */
+#ifdef STP_NEED_SUBMATCH
+#define STP_REGEX_COMPILE(re, p)	_stp_regex_compile_groups((re), (p))
+#define STP_REGEX_EXEC(re, s) \
+	_stp_regex_exec_keep((re), (s), &c->match_re, c->match_str)
+#else
+#define STP_REGEX_COMPILE(re, p)	_stp_regex_compile((re), (p))
+#define STP_REGEX_EXEC(re, s)		_stp_regex_exec((re), (s))
+#endif
 
 #endif

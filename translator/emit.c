@@ -1508,7 +1508,7 @@ static void gen_expr(struct emitter *em, struct strbuf *o,
 		gen_compare(em, o, e);
 		break;
 	case EX_REGEX:
-		sb_printf(o, "((int64_t)(%s_stp_regex_exec(&stp_regex[%d], ",
+		sb_printf(o, "((int64_t)(%sSTP_REGEX_EXEC(&stp_regex[%d], ",
 			  e->op[0] == '!' ? "!" : "",
 			  regex_index(em, e->b->str));
 		gen_expr(em, o, e->a);
@@ -3335,7 +3335,7 @@ static void gen_globals_init(struct emitter *em, struct strbuf *o)
 	}
 	for (i = 0; i < em->regexes.n; i++) {
 		/* The literal keeps the script's C escapes: as it is */
-		sb_printf(o, "\tif (_stp_regex_compile(&stp_regex[%d], "
+		sb_printf(o, "\tif (STP_REGEX_COMPILE(&stp_regex[%d], "
 			  "\"%s\"))\n\t\tgoto fail;\n", i,
 			  (const char *)em->regexes.items[i]);
 	}
@@ -3585,6 +3585,25 @@ static void gen_start_stop(struct emitter *em, struct strbuf *o)
 		"STAP_SESSION_STOPPING);\n\t}\n}\n\n");
 }
 
+/* matched() and ngroups() read the last =~ of the handler: then every
+ * =~ keeps its regex and string in the context (STP_NEED_SUBMATCH). */
+static bool uses_submatch(const struct emitter *em)
+{
+	int i;
+
+	if (!em->regexes.n)
+		return false;
+	for (i = 0; i < em->bodies.n; i++) {
+		const struct body *b = em->bodies.items[i];
+
+		if (b->func && b->func->code &&
+		    (!strcmp(b->func->name, "matched") ||
+		     !strcmp(b->func->name, "ngroups")))
+			return true;
+	}
+	return false;
+}
+
 static void gen_locals_unions(struct emitter *em, struct strbuf *o)
 {
 	int i;
@@ -3610,7 +3629,11 @@ static void gen_locals_unions(struct emitter *em, struct strbuf *o)
 	sb_puts(o, "\tchar __none;\n};\n\n"
 		"#define STP_CONTEXT_LOCALS \\\n"
 		"\tunion stp_probe_locals probe_locals; \\\n"
-		"\tunion stp_func_locals func_locals[MAXNESTING + 1];\n\n");
+		"\tunion stp_func_locals func_locals[MAXNESTING + 1];");
+	if (uses_submatch(em))
+		sb_puts(o, " \\\n\tconst struct stp_regex *match_re; \\\n"
+			"\tchar match_str[MAXSTRINGLEN];");
+	sb_puts(o, "\n\n");
 }
 
 static void gen_embedded_macros(struct strbuf *o)
@@ -3709,6 +3732,8 @@ static void assemble(struct emitter *em, struct strbuf *out)
 		  em->module, s->user_file->src->name, em->nesting);
 	if (s->opt.timing)
 		sb_puts(out, "#define STP_TIMING 1\n\n");
+	if (uses_submatch(em))
+		sb_puts(out, "#define STP_NEED_SUBMATCH 1\n\n");
 	sb_puts(out, "#include \"stp_runtime_pre.h\"\n\n");
 	limit_emit_guard(&em->lim, em->nesting, out);
 	gen_locals_unions(em, out);

@@ -60,17 +60,52 @@ static bool glibc_match(regex_t *g, const char *s)
 	return regexec(g, s, 0, NULL, 0) == 0;
 }
 
+/* The text matched(0) gives: glibc's leftmost-longest match. */
+static int compare_span(const struct stp_regex *re, const regex_t *gre,
+			const char *pat, const char *str, bool quiet)
+{
+	int sub[2], rc;
+	unsigned int g;
+	regmatch_t m[1];
+
+	rc = regexec(gre, str, 1, m, 0);
+	if (rc || _stp_regex_submatch(re, str, 0, sub) != 1 ||
+	    sub[0] != m[0].rm_so || sub[1] != m[0].rm_eo) {
+		if (!quiet)
+			tap_diag("/%s/ on \"%s\": glibc matches [%d, %d), we "
+				 "[%d, %d)", pat, str, (int)m[0].rm_so,
+				 (int)m[0].rm_eo, sub[0], sub[1]);
+		return 1;
+	}
+	/* Each group lies within the match, or took no part. */
+	for (g = 1; g <= re->ngroups; g++) {
+		int se[2];
+
+		_stp_regex_submatch(re, str, g, se);
+		if ((se[0] < 0 && se[1] < 0) ||
+		    (sub[0] <= se[0] && se[0] <= se[1] && se[1] <= sub[1]))
+			continue;
+		if (!quiet)
+			tap_diag("/%s/ on \"%s\": group %u at [%d, %d)", pat,
+				 str, g, se[0], se[1]);
+		return 1;
+	}
+	return 0;
+}
+
 /* Compare one pattern on the given strings; returns mismatches. */
 static int compare(const char *pat, const char *const *strs, size_t n,
 		   bool quiet)
 {
 	struct stp_regex re;
-	regex_t g;
+	regex_t g, gs;
 	int grc, rc, bad = 0;
 	size_t i;
 
 	grc = regcomp(&g, pat, REG_EXTENDED | REG_NOSUB);
-	rc = _stp_regex_compile(&re, pat);
+	if (!grc && regcomp(&gs, pat, REG_EXTENDED))
+		grc = -1;
+	rc = _stp_regex_compile_groups(&re, pat);
 	if ((grc == 0) != (rc == 0)) {
 		if (!quiet)
 			tap_diag("/%s/: glibc %s, we %s (%s)", pat,
@@ -88,10 +123,14 @@ static int compare(const char *pat, const char *const *strs, size_t n,
 				tap_diag("/%s/ on \"%s\": glibc %d, we %d",
 					 pat, strs[i], want, got);
 			bad++;
+		} else if (got) {
+			bad += compare_span(&re, &gs, pat, strs[i], quiet);
 		}
 	}
-	if (!grc)
+	if (!grc) {
 		regfree(&g);
+		regfree(&gs);
+	}
 	_stp_regex_free(&re);
 	return bad;
 }
@@ -341,6 +380,70 @@ static void test_random(unsigned long long seed, int count)
 	       "(seed %llu, %d differ)", count, seed, bad);
 }
 
+/* matched(): the groups of the preferred way to match the
+ * leftmost-longest text (earlier alternatives, longer repetitions). */
+static void test_submatch(void)
+{
+	static const struct {
+		const char *pat, *str, *want;
+	} t[] = {
+		{ "a*", "aaa", "[aaa]" },
+		{ "(ab)*", "abab", "[abab][ab]" },
+		{ "(ab)?", "abab", "[ab][ab]" },
+		{ "c(ab)?", "cabab", "[cab][ab]" },
+		{ "(a*)a*a", "aaa", "[aaa][aa]" },
+		{ "(long|longer)", "longer", "[longer][longer]" },
+		{ "a|b", "ab", "[a]" },
+		{ "a*|b", "baaab", "[b]" },
+		{ "(.*).*", "abcdef", "[abcdef][abcdef]" },
+		{ "(a+|b)*", "ab", "[ab][b]" },
+		{ "([abc])*d", "abbbcd", "[abbbcd][c]" },
+		{ "(ab|cd)e", "abcde", "[cde][cd]" },
+		{ "(bc+d$|ef*g.|h?i(j|k))", "ij", "[ij][ij][j]" },
+		{ "(bc+d$|ef*g.|h?i(j|k))", "00effg12", "[effg1][effg1]-" },
+		{ "^#! */.*/(k|ba||pdk|z)sh", "#! /bin/sh", "[#! /bin/sh][]" },
+		{ "(^|foo)bar", "bar", "[bar][]" },
+		{ "(foo|^)bar", "bazfoobar", "[foobar][foo]" },
+		{ "a|(b)", "a", "[a]-" },
+		{ "a(b)(c)", "abc", "[abc][b][c]" },
+		{ "x(a{2,3})(a?)y", "xaaay", "[xaaay][aaa][]" },
+		{ "(a){2}", "aa", "[aa][a]" },
+		{ "([0-9]+)-([0-9]+)", "pid 12-345 x", "[12-345][12][345]" },
+		{ "(a|ab)(c|bcd)", "abcd", "[abcd][a][bcd]" },
+		{ "((a)|b)+", "ab", "[ab][b][a]" },
+		{ "(x)?y$", "y", "[y]-" },
+	};
+	char got[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		struct stp_regex re;
+		int sub[2];
+		unsigned int g;
+		size_t n = 0;
+
+		if (_stp_regex_compile_groups(&re, t[i].pat) ||
+		    _stp_regex_submatch(&re, t[i].str, 0, sub) != 1) {
+			tap_ok(false, "/%s/ on \"%s\" matches", t[i].pat,
+			       t[i].str);
+			_stp_regex_free(&re);
+			continue;
+		}
+		for (g = 0; g <= re.ngroups; g++) {
+			_stp_regex_submatch(&re, t[i].str, g, sub);
+			if (sub[0] < 0)
+				n += snprintf(got + n, sizeof(got) - n, "-");
+			else
+				n += snprintf(got + n, sizeof(got) - n,
+					      "[%.*s]", sub[1] - sub[0],
+					      t[i].str + sub[0]);
+		}
+		tap_str_eq(got, t[i].want, "/%s/ on \"%s\": groups", t[i].pat,
+			   t[i].str);
+		_stp_regex_free(&re);
+	}
+}
+
 int main(void)
 {
 	const char *env = getenv("TAPIR_TEST_SEED");
@@ -349,6 +452,7 @@ int main(void)
 	test_errors();
 	test_differences();
 	test_limits();
+	test_submatch();
 	test_random(env ? strtoull(env, NULL, 0) : 20261122, RANDOM_COUNT);
 	return tap_done();
 }
