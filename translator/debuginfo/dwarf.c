@@ -2617,6 +2617,132 @@ int kdwarf_addr(struct kdwarf *d, uint64_t addr, struct kaddr *out)
 	return 0;
 }
 
+/* --------------------------------------------------------- line rows */
+
+struct lrow {
+	uint64_t addr;
+	const char *file;
+	int line;		/* 0: the end of a sequence */
+	size_t seq;		/* order in the table, for a stable sort */
+};
+
+struct lrows {
+	struct lrow *v;
+	size_t n, cap;
+};
+
+static void lrows_push(struct lrows *r, uint64_t addr, const char *file,
+		       int line)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 1024;
+		r->v = xrealloc(r->v, r->cap * sizeof(*r->v));
+	}
+	r->v[r->n].addr = addr;
+	r->v[r->n].file = file;
+	r->v[r->n].line = line;
+	r->v[r->n].seq = r->n;
+	r->n++;
+}
+
+/* By address; at one address an end of sequence first (the next
+ * sequence may start there), then in table order.
+ */
+static int lrow_cmp(const void *pa, const void *pb)
+{
+	const struct lrow *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (!a->line != !b->line)
+		return !a->line ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The rows of one unit in [lo, hi) (hi 0: all of them), into r. */
+static void unit_rows(struct kdwarf *d, Dwarf_Die *cu, uint64_t lo,
+		      uint64_t hi, struct lrows *r)
+{
+	const char *last_src = NULL, *last_file = NULL;
+	Dwarf_Lines *lines;
+	size_t n, i;
+
+	if (dwarf_getsrclines(cu, &lines, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr addr;
+		bool end = false;
+		const char *src;
+		int line = 0;
+
+		if (!l || dwarf_lineaddr(l, &addr) ||
+		    dwarf_lineendsequence(l, &end) ||
+		    (!end && dwarf_lineno(l, &line)))
+			continue;
+		if (hi && (addr < lo || addr >= hi))
+			continue;
+		src = end ? NULL : dwarf_linesrc(l, NULL, NULL);
+		if (!end && (!src || line <= 0))
+			continue;
+		if (src && src != last_src) {
+			last_src = src;
+			last_file = rel_path(d, cu, src);
+		}
+		lrows_push(r, addr, end ? NULL : last_file, end ? 0 : line);
+	}
+}
+
+int kdwarf_line_rows(struct kdwarf *d, uint64_t lo, uint64_t hi,
+		     void (*cb)(uint64_t addr, const char *file, int line,
+				void *arg),
+		     void *arg)
+{
+	struct lrows r = { NULL, 0, 0 };
+	Dwarf_Off off = 0, next;
+	size_t hsize, i, n = 0;
+	Dwarf_Die cu;
+
+	if (d->dwfl && !d->user)
+		return -ENOTSUP;	/* a module: addresses of libdw's */
+	if (hi) {
+		if (dwarf_addrdie(d->dw, lo, &cu))
+			unit_rows(d, &cu, lo, hi, &r);
+	} else {
+		while (!dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL,
+				     NULL)) {
+			if (dwarf_offdie(d->dw, off + hsize, &cu))
+				unit_rows(d, &cu, 0, 0, &r);
+			off = next;
+		}
+	}
+	if (r.n)
+		qsort(r.v, r.n, sizeof(*r.v), lrow_cmp);
+	for (i = 0; i < r.n; i++) {
+		/* of the rows at one address, the last one holds it */
+		if (i + 1 < r.n && r.v[i + 1].addr == r.v[i].addr)
+			continue;
+		cb(r.v[i].addr, r.v[i].file, r.v[i].line, arg);
+		n++;
+	}
+	free(r.v);
+	return (int)n;
+}
+
+int kdwarf_sym_range(struct kdwarf *d, const char *name, uint64_t *addr,
+		     uint64_t *size)
+{
+	const struct ksym *s;
+
+	syms_load(d);
+	s = sym_by_name(&d->funcs, name);
+	if (!s)
+		return -ENOENT;
+	*addr = s->addr;
+	*size = s->size;
+	return 0;
+}
+
 /* ------------------------------------------------------ load, free */
 
 static void kdwarf_init(struct kdwarf *d, const char *kver,

@@ -160,6 +160,25 @@ struct kaddr {
  */
 int kdwarf_addr(struct kdwarf *d, uint64_t addr, struct kaddr *out);
 
+/* The line table of the code at link-time [lo, hi) (hi 0: of the whole
+ * file), for symline() and its kin: cb per address where a row starts,
+ * in address order, with the row that holds it (of several at one
+ * address, the last); line 0 where a sequence ends (no line from
+ * there).  file is absolute in a program, relative to the tree in the
+ * kernel; a row inlined from a header names the header.  A module of
+ * the kernel is not supported (-ENOTSUP).  Returns the number reported.
+ */
+int kdwarf_line_rows(struct kdwarf *d, uint64_t lo, uint64_t hi,
+		     void (*cb)(uint64_t addr, const char *file, int line,
+				void *arg),
+		     void *arg);
+
+/* The link-time address and size of the function symbol name: 0, or
+ * -ENOENT.
+ */
+int kdwarf_sym_range(struct kdwarf *d, const char *name, uint64_t *addr,
+		     uint64_t *size);
+
 /* ---------------------------------------------- user-space programs */
 
 /* A program or shared library at path (absolute), its DWARF from the

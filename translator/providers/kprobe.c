@@ -1265,6 +1265,24 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 		  "\t_stp_kprobes_unregister(stp_kprobes, %d);\n", total);
 }
 
+void kfunc_probed_syms(struct session *s,
+		       void (*cb)(const char *sym, void *arg), void *arg)
+{
+	int i, j;
+
+	for (i = 0; i < s->probes.n; i++) {
+		const struct derived_probe *dp = s->probes.items[i];
+		const struct kfn *k = dp->priv;
+
+		if (dp->prov != &kfunc_provider || k->module || k->absolute)
+			continue;
+		if (k->sym)
+			cb(k->sym, arg);
+		for (j = 0; j < k->clones.n; j++)
+			cb(vec_get(&k->clones, j), arg);
+	}
+}
+
 #define KFN_SUFFIXES "{,.call,.exported,.return,.return.maxactive(n)," \
 		     ".inline,.label(s),.callee(s){,.call,.return},.callees," \
 		     ".callees(n)}"
