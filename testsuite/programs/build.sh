@@ -42,6 +42,8 @@
 #                      socket, tcp, udp and netdev tapsets)
 #   forker             a probed function in forked, killed and exec'ing
 #                      children (testsuite/hostile)
+#   labels             C labels in a function and in a block of it
+#                      (.label probes)
 #   lazy               passes pointers into pages it never touched (user
 #                      reads that must fault the page in)
 
@@ -57,7 +59,8 @@ CC=${CC:-gcc}
 CXX=${CXX:-g++}
 mkdir -p "$out"
 for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c \
-	 stacks.c guru.c syscalls.c netpair.c live.c forker.c lazy.c; do
+	 stacks.c guru.c syscalls.c netpair.c live.c forker.c lazy.c \
+	 labels.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
@@ -107,3 +110,4 @@ sdt=$(echo '#include <sys/sdt.h>' | $CC -H -E -xc - 2>&1 >/dev/null |
 $CC -m32 -static -g -O0 ${sdt:+-idirafter "$sdt"} -o usdt32 usdt.c
 $CC -g -O0 -o forker forker.c
 $CC -g -O0 -o lazy lazy.c
+$CC -g -O0 -o labels labels.c

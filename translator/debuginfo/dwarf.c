@@ -2617,7 +2617,7 @@ int kdwarf_addr(struct kdwarf *d, uint64_t addr, struct kaddr *out)
 	return 0;
 }
 
-/* --------------------------------------------------------- line rows */
+/* ------------------------------------------- line rows and labels */
 
 struct lrow {
 	uint64_t addr;
@@ -2741,6 +2741,98 @@ int kdwarf_sym_range(struct kdwarf *d, const char *name, uint64_t *addr,
 	*addr = s->addr;
 	*size = s->size;
 	return 0;
+}
+
+struct labels_ctx {
+	struct kdwarf *d;
+	const char *glob;
+	void (*cb)(const struct klabel *l, void *arg);
+	void *arg;
+	struct klabel *v;
+	size_t n, cap;
+};
+
+/* The labels of scope and of the blocks nested in it (not of the
+ * functions inlined there, whose labels are theirs).
+ */
+static void scope_labels(struct labels_ctx *c, Dwarf_Die *scope,
+			 const char *func, int depth)
+{
+	Dwarf_Die ch;
+	Dwarf_Addr pc;
+	struct klabel *l;
+	const char *name;
+	int tag;
+
+	if (depth > 64 || dwarf_child(scope, &ch))
+		return;
+	do {
+		tag = dwarf_tag(&ch);
+		if (tag == DW_TAG_lexical_block) {
+			scope_labels(c, &ch, func, depth + 1);
+			continue;
+		}
+		name = die_name(&ch);
+		if (tag != DW_TAG_label || !name ||
+		    !glob_match(c->glob, name) || dwarf_lowpc(&ch, &pc))
+			continue;
+		if (c->n == c->cap) {
+			c->cap = c->cap ? 2 * c->cap : 16;
+			c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
+		}
+		l = &c->v[c->n++];
+		memset(l, 0, sizeof(*l));
+		l->func = func;
+		l->label = arena_strdup(c->d->arena, name);
+		l->file = decl_file(c->d, &ch);
+		dwarf_decl_line(&ch, &l->line);
+		l->pc = pc;
+		if (!place_of(c->d, pc, func, &l->at))
+			c->n--;
+	} while (!dwarf_siblingof(&ch, &ch));
+}
+
+static void labels_one(const struct ix_ent *e, void *arg)
+{
+	struct labels_ctx *c = arg;
+	Dwarf_Die fn;
+
+	if (ent_die(c->d, e, &fn))
+		scope_labels(c, &fn, ent_name(c->d, e), 0);
+}
+
+static int klabel_cmp(const void *pa, const void *pb)
+{
+	const struct klabel *a = pa, *b = pb;
+	int r = strcmp(a->func, b->func);
+
+	if (r)
+		return r;
+	if (a->pc != b->pc)
+		return a->pc < b->pc ? -1 : 1;
+	return strcmp(a->label, b->label);
+}
+
+int kdwarf_labels(struct kdwarf *d, const char *func_glob,
+		  const char *label_glob,
+		  void (*cb)(const struct klabel *l, void *arg), void *arg)
+{
+	struct labels_ctx c = { d, label_glob, cb, arg, NULL, 0, 0 };
+	size_t i, n = 0;
+
+	syms_load(d);
+	ix_glob(d, IX_FUNC, func_glob, labels_one, &c);
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), klabel_cmp);
+	for (i = 0; i < c.n; i++) {
+		/* a function listed twice in the index: once per label */
+		if (i && !klabel_cmp(&c.v[i - 1], &c.v[i]))
+			continue;
+		cb(&c.v[i], arg);
+		n++;
+	}
+	free(c.v);
+	return (int)n;
 }
 
 /* ------------------------------------------------------ load, free */

@@ -179,6 +179,25 @@ int kdwarf_line_rows(struct kdwarf *d, uint64_t lo, uint64_t hi,
 int kdwarf_sym_range(struct kdwarf *d, const char *name, uint64_t *addr,
 		     uint64_t *size);
 
+/* A C label (DW_TAG_label) with code, as .label("NAME") probes it. */
+struct klabel {
+	const char *func;	/* the out-of-line function holding it */
+	const char *label;
+	const char *file;	/* where it is declared */
+	int line;
+	uint64_t pc;		/* its address */
+	struct kplace at;	/* the same as a symbol and an offset */
+};
+
+/* cb per label matching label_glob in the out-of-line functions
+ * matching func_glob (and the blocks nested there), sorted by
+ * function and address.  Labels the compiler dropped (no address) are
+ * not reported.  Returns the number reported.
+ */
+int kdwarf_labels(struct kdwarf *d, const char *func_glob,
+		  const char *label_glob,
+		  void (*cb)(const struct klabel *l, void *arg), void *arg);
+
 /* ---------------------------------------------- user-space programs */
 
 /* A program or shared library at path (absolute), its DWARF from the

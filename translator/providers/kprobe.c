@@ -1,6 +1,6 @@
 /* providers/kprobe.c - kernel function probes: kernel.function(PATTERN)
- * and module(M).function(PATTERN) with .call, .exported, .return and
- * .return.maxactive(N), typed from the type source of the kernel or of
+ * and module(M).function(PATTERN) with .call, .exported, .return,
+ * .return.maxactive(N) and .label(NAME) (DWARF's C labels), typed from the type source of the kernel or of
  * module M (M may be a pattern too); and the untyped kprobe.function(S),
  * kprobe.module(M).function(S).  Every probe is a kprobe (or kretprobe)
  * registered by symbol name ("mod:sym" in a module) at start.
@@ -37,6 +37,8 @@ struct kinline {
 	unsigned long offset;
 	const char *file;		/* the inlined function's declaration */
 	int line;
+	bool label;			/* not a copy: a label's address in
+					 * caller, a statement there */
 };
 
 /* What pass 3 needs for one probe. */
@@ -152,6 +154,8 @@ struct collect {
 	bool stmt;
 	bool copies;			/* inlined copies of a plain function */
 	const char *text;		/* the function component's argument */
+	const struct pp_comp *lcomp;	/* .label(NAME), or NULL */
+	const char *label;		/* the label a point is at */
 };
 
 /* The user's point with the function component's argument replaced. */
@@ -170,11 +174,13 @@ static struct probe_point *push_point(struct collect *k, const char *arg)
 
 		*nc = *oc;
 		if (oc == k->fcomp || (oc == k->mcomp &&
-				       strcmp(oc->arg->str, k->module))) {
+				       strcmp(oc->arg->str, k->module)) ||
+		    (oc == k->lcomp && k->label)) {
 			struct expr *s = arena_alloc(a, sizeof(*s));
 
 			*s = *oc->arg;
 			s->str = arena_strdup(a, oc == k->fcomp ? arg :
+					      oc == k->lcomp ? k->label :
 					      k->module);
 			nc->arg = s;
 		}
@@ -335,11 +341,15 @@ static int check_point(struct collect *k)
 					pp_text(c->s->arena, pp)));
 		return -1;
 	}
-	if (pp_comp_of(pp, intern("label")) ||
-	    pp_comp_of(pp, intern("callee")) ||
+	if (pp_comp_of(pp, intern("callee")) ||
 	    pp_comp_of(pp, intern("callees"))) {
-		prov_error(c, pp->loc, ".label and .callee probes are not "
+		prov_error(c, pp->loc, ".callee and .callees probes are not "
 			   "supported yet");
+		return -1;
+	}
+	if (k->lcomp && (k->spec.lines || k->stmt)) {
+		prov_error(c, k->lcomp->loc, ".label follows a function "
+			   "name, without a line");
 		return -1;
 	}
 	if (k->stmt && !k->spec.lines) {
@@ -373,6 +383,43 @@ static void inlined_copies(struct collect *k)
 		k->many = true;
 }
 
+static void label_cb(const struct klabel *l, void *arg)
+{
+	struct collect *k = arg;
+	struct kinline *in = arena_alloc(k->c->s->arena, sizeof(*in));
+	struct kfunc f;
+	struct probe_point *np;
+
+	if (k->spec.file && (k->src->ops->func(k->src, l->func, &f) ||
+			     !file_matches(k->c->s->arena, k->spec.file,
+					   f.file)))
+		return;
+	in->caller = arena_strdup(k->c->s->arena, l->at.sym);
+	in->offset = l->at.offset;
+	in->label = true;
+	k->label = l->label;
+	np = push_point(k, l->func);
+	k->label = NULL;
+	np->prov_data = in;
+}
+
+/* .label(GLOB) of the functions of k->spec: the address of each label
+ * with code, probed as a statement.
+ */
+static int expand_labels(struct collect *k)
+{
+	struct prov_ctx *c = k->c;
+	const char *glob = k->lcomp->arg->str;
+	int n = kdwarf_labels(k->dw, k->spec.func, glob, label_cb, k);
+
+	if (n > 1 || has_wildcard(glob) || has_wildcard(k->spec.func))
+		k->many = true;
+	if (!n && !c->optional && !c->quiet)
+		prov_error(c, k->lcomp->arg->loc, "no label '%s' with code "
+			   "in '%s'", glob, k->text);
+	return n;
+}
+
 /* The points of k->spec in the kernel or one module, whose sources
  * k->src and k->dw are.
  */
@@ -388,6 +435,8 @@ static int expand_in(struct collect *k)
 	k->exported = pp_comp_of(pp, intern("exported")) != NULL;
 	k->many = k->many || has_wildcard(k->spec.func) || k->spec.file ||
 		  k->spec.lines;
+	if (k->lcomp)
+		return expand_labels(k);
 	if (pp_comp_of(pp, intern("inline"))) {
 		kdwarf_inlines(k->dw, k->spec.func, inline_cb, k);
 		return out->n - n0;
@@ -599,6 +648,7 @@ static int kfn_expand(struct prov_ctx *c, const struct probe_point *pp,
 	}
 	k.stmt = stmt;
 	k.text = text;
+	k.lcomp = pp_comp_of(pp, intern("label"));
 	if (comp_str(pp, "module"))
 		return module_expand(&k);
 	k.src = target_kernel_types(c, pp->loc);
@@ -854,8 +904,12 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 					       sp.func, in->file, in->line);
 		k->sym = in->caller;
 		k->offset = in->offset;
-		kdwarf_inline_vars_at(dw, in->caller, in->offset, sp.func,
-				      var_cb, args);
+		if (in->label)
+			kdwarf_vars_at(dw, in->caller, in->offset, var_cb,
+				       args);
+		else
+			kdwarf_inline_vars_at(dw, in->caller, in->offset,
+					      sp.func, var_cb, args);
 		return 0;
 	}
 	if (sp.lines)
