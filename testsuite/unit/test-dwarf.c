@@ -1007,6 +1007,15 @@ static bool has_label(const char *list, const char *name)
 	return false;
 }
 
+static void kcall_cb(const struct kcallsite *cs, void *arg)
+{
+	struct kcallsite *out = arg;
+
+	if (!out->caller)
+		*out = *cs;
+	out->ret_pc++;	/* counts the calls past the first's address */
+}
+
 static void klabel_cb(const struct klabel *l, void *arg)
 {
 	struct strbuf *sb = arg;
@@ -1021,6 +1030,7 @@ static void klabel_cb(const struct klabel *l, void *arg)
 static void test_rows_labels(struct kdwarf *d)
 {
 	struct krows r = { 0 };
+	struct kcallsite cs;
 	struct strbuf sb;
 	uint64_t a = 0, sz = 0;
 	int n;
@@ -1040,6 +1050,17 @@ static void test_rows_labels(struct kdwarf *d)
 	       has_label(sb.buf, "error2") && has_label(sb.buf, "error3"),
 	       "join_session_keyring's labels: %s", sb.buf ? sb.buf : "");
 	sb_free(&sb);
+	/* vfs_read calls rw_verify_area once, by name */
+	memset(&cs, 0, sizeof(cs));
+	n = kdwarf_callsites(d, "vfs_read", "rw_verify_area", kcall_cb, &cs);
+	tap_ok(n == 1 && cs.caller && !strcmp(cs.caller, "vfs_read") &&
+	       !strcmp(cs.callee, "rw_verify_area") &&
+	       !strcmp(cs.ret.sym, "vfs_read") && cs.ret.offset > 0 &&
+	       cs.ret.offset < sz && cs.ret_pc == a + cs.ret.offset + 1,
+	       "vfs_read's call of rw_verify_area returns to vfs_read+%#lx",
+	       cs.ret.offset);
+	tap_ok(kdwarf_callsites(d, "vfs_read", "vfs_write", kcall_cb,
+				&cs) == 0, "it never calls vfs_write");
 }
 
 static void test_kernel(const char *cache)

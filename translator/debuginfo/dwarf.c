@@ -2835,6 +2835,123 @@ int kdwarf_labels(struct kdwarf *d, const char *func_glob,
 	return (int)n;
 }
 
+struct calls_ctx {
+	struct kdwarf *d;
+	const char *glob;
+	struct kcallsite *v;
+	size_t n, cap;
+};
+
+/* The callee a call site names (DW_AT_call_origin, or the GNU form's
+ * abstract origin), through its abstract declaration.
+ */
+static const char *call_origin(Dwarf_Die *cs)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die o, abs;
+
+	if (!dwarf_attr(cs, DW_AT_call_origin, &a) &&
+	    !dwarf_attr(cs, DW_AT_abstract_origin, &a))
+		return NULL;
+	if (!dwarf_formref_die(&a, &o))
+		return NULL;
+	abstract_of(&o, &abs);
+	return die_name(&abs) ? die_name(&abs) : die_name(&o);
+}
+
+/* Where a call returns: DW_AT_call_return_pc, or the GNU form's
+ * DW_AT_low_pc.
+ */
+static bool call_return(Dwarf_Die *cs, Dwarf_Addr *pc)
+{
+	Dwarf_Attribute a;
+
+	if (dwarf_attr(cs, DW_AT_call_return_pc, &a))
+		return !dwarf_formaddr(&a, pc);
+	return !dwarf_lowpc(cs, pc);
+}
+
+static void scope_calls(struct calls_ctx *c, Dwarf_Die *scope,
+			const char *func, int depth)
+{
+	struct kcallsite *k;
+	const char *name;
+	Dwarf_Addr pc;
+	Dwarf_Die ch;
+	int tag;
+
+	if (depth > 64 || dwarf_child(scope, &ch))
+		return;
+	do {
+		tag = dwarf_tag(&ch);
+		if (tag == DW_TAG_lexical_block ||
+		    tag == DW_TAG_inlined_subroutine) {
+			scope_calls(c, &ch, func, depth + 1);
+			continue;
+		}
+		if (tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site)
+			continue;
+		name = call_origin(&ch);
+		if (!name || !glob_match(c->glob, name) ||
+		    !call_return(&ch, &pc))
+			continue;
+		if (c->n == c->cap) {
+			c->cap = c->cap ? 2 * c->cap : 16;
+			c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
+		}
+		k = &c->v[c->n];
+		memset(k, 0, sizeof(*k));
+		k->caller = func;
+		k->callee = arena_strdup(c->d->arena, name);
+		k->ret_pc = pc;
+		if (place_of(c->d, pc, func, &k->ret))
+			c->n++;
+	} while (!dwarf_siblingof(&ch, &ch));
+}
+
+static void calls_one(const struct ix_ent *e, void *arg)
+{
+	struct calls_ctx *c = arg;
+	Dwarf_Die fn;
+
+	if (ent_die(c->d, e, &fn))
+		scope_calls(c, &fn, ent_name(c->d, e), 0);
+}
+
+static int kcall_cmp(const void *pa, const void *pb)
+{
+	const struct kcallsite *a = pa, *b = pb;
+	int r = strcmp(a->caller, b->caller);
+
+	if (!r)
+		r = strcmp(a->callee, b->callee);
+	if (r)
+		return r;
+	return a->ret_pc < b->ret_pc ? -1 : a->ret_pc > b->ret_pc;
+}
+
+int kdwarf_callsites(struct kdwarf *d, const char *func_glob,
+		     const char *callee_glob,
+		     void (*cb)(const struct kcallsite *s, void *arg),
+		     void *arg)
+{
+	struct calls_ctx c = { d, callee_glob, NULL, 0, 0 };
+	size_t i, n = 0;
+
+	syms_load(d);
+	ix_glob(d, IX_FUNC, func_glob, calls_one, &c);
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), kcall_cmp);
+	for (i = 0; i < c.n; i++) {
+		if (i && !kcall_cmp(&c.v[i - 1], &c.v[i]))
+			continue;
+		cb(&c.v[i], arg);
+		n++;
+	}
+	free(c.v);
+	return (int)n;
+}
+
 /* ------------------------------------------------------ load, free */
 
 static void kdwarf_init(struct kdwarf *d, const char *kver,

@@ -198,6 +198,27 @@ int kdwarf_labels(struct kdwarf *d, const char *func_glob,
 		  const char *label_glob,
 		  void (*cb)(const struct klabel *l, void *arg), void *arg);
 
+/* A call the compiler describes (DW_TAG_call_site): from a function to
+ * a callee it names, returning to ret.
+ */
+struct kcallsite {
+	const char *caller;	/* the out-of-line function calling */
+	const char *callee;
+	uint64_t ret_pc;	/* where the call returns */
+	struct kplace ret;	/* the same as a symbol and an offset */
+};
+
+/* cb per call site, in the out-of-line functions matching func_glob
+ * (and the code inlined there), of a callee matching callee_glob;
+ * sorted by caller, callee and return address.  Calls through a
+ * pointer name no callee and are not reported.  Returns the number
+ * reported.
+ */
+int kdwarf_callsites(struct kdwarf *d, const char *func_glob,
+		     const char *callee_glob,
+		     void (*cb)(const struct kcallsite *s, void *arg),
+		     void *arg);
+
 /* ---------------------------------------------- user-space programs */
 
 /* A program or shared library at path (absolute), its DWARF from the
