@@ -205,6 +205,45 @@ static int _stp_kprobe_watch_modules(struct stp_kprobe *k, int n)
 	return 0;
 }
 
+static bool _stp_kcall_match(unsigned long ra, const struct stp_kcall *from,
+			     int n, bool *trampoline)
+{
+	struct _stp_sym sym;
+	int i;
+
+	if (_stp_sym_lookup(ra, NULL, &sym) || !sym.name)
+		return false;
+	for (i = 0; i < n; i++)
+		if (sym.offset == from[i].offset &&
+		    !strcmp(sym.name, from[i].symbol))
+			return true;
+	*trampoline = strstr(sym.name, "trampoline") != NULL;
+	return false;
+}
+
+/* At a function's entry the return address is on top of the stack
+ * (kprobes by int3 and by ftrace both give the stack pointer of the
+ * entry); kallsyms names the place it returns to.  A return probe on
+ * the same function may have put its trampoline there first: then the
+ * unwinder, which knows the real address, says where the call returns.
+ */
+bool _stp_kcalled_from(struct pt_regs *regs, const struct stp_kcall *from,
+		       int n)
+{
+	unsigned long ra, pcs[2];
+	bool trampoline = false;
+
+	if (copy_from_kernel_nofault(&ra,
+				     (void *)kernel_stack_pointer(regs),
+				     sizeof(ra)))
+		return false;
+	if (_stp_kcall_match(ra, from, n, &trampoline))
+		return true;
+	if (!trampoline || _stp_kstack_unwind(regs, pcs, 2) < 2)
+		return false;
+	return _stp_kcall_match(pcs[1], from, n, &trampoline);
+}
+
 int _stp_kprobes_register(struct stp_kprobe *k, int n)
 {
 	int rc = _stp_kprobe_watch_modules(k, n);

@@ -35,6 +35,18 @@ struct stp_kprobe {
  * follow their module: unregistered when it is removed, registered
  * again when it comes back.
  */
+/* A return address a .callee probe accepts: symbol + offset. */
+struct stp_kcall {
+	const char *symbol;
+	unsigned long offset;
+};
+
+/* Whether the function entered at regs (a probe at its entry) returns
+ * to one of the n places of from: a .callee probe's filter.
+ */
+bool _stp_kcalled_from(struct pt_regs *regs, const struct stp_kcall *from,
+		       int n);
+
 int _stp_kprobes_register(struct stp_kprobe *k, int n);
 void _stp_kprobes_unregister(struct stp_kprobe *k, int n);
 

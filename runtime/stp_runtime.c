@@ -6,6 +6,7 @@
 #include "stp_probe.c"
 #include "stp_usym.c"
 #include "stp_mem.c"
+#include "stp_lines.c"
 #include "stp_session.c"
 #include "stp_kprobe.c"
 #include "stp_tracepoint.c"

@@ -22,6 +22,7 @@
 #include "stp_syscall.h"
 #include "stp_uprobe.h"
 #include "stp_usym.h"
+#include "stp_lines.h"
 #include "stp_task.h"
 #include "stp_probe_inline.h"
 #include "stp_nesting.h"

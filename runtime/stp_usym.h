@@ -5,6 +5,8 @@
 #ifndef STP_USYM_H
 #define STP_USYM_H
 
+struct stp_lines;
+
 /* One function of an object, by file offset (what a mapping of the
  * file gives back from an address); a table is sorted by offset.
  */
@@ -35,6 +37,8 @@ struct stp_uobj {
 	unsigned int nsyms;
 	const struct stp_ucfi *cfi;
 	unsigned int ncfi;
+	const struct stp_lines *lines;	/* NULL: none (no DWARF, or the
+					 * script asks for no lines) */
 };
 
 /* A generated module that knows user objects defines, before the

@@ -144,6 +144,15 @@ struct _stp_sym {
 int _stp_sym_lookup(unsigned long addr, struct task_struct *task,
 		    struct _stp_sym *sym);
 
+/* The source file and line of addr, in the kernel (task == NULL) or in
+ * task's address space, from the line tables the module carries (the
+ * probed kernel functions, the user objects of the session, when the
+ * script uses a line function).  0, or -ENOENT when not known.  The
+ * file name stays valid as long as the module.
+ */
+int _stp_line_lookup(unsigned long addr, struct task_struct *task,
+		     const char **file, int *line);
+
 /* ---- Session ------------------------------------------------------- */
 
 /* The pid given with -x, or of the -c command; 0 when there is none. */

@@ -5,6 +5,7 @@
  * handler's exit.  The file reads like hand-written kernel code.
  */
 #include "usyms.h"
+#include "lines.h"
 #include "emit.h"
 #include "limit.h"
 #include "target.h"
@@ -3762,6 +3763,8 @@ static void assemble(struct emitter *em, struct strbuf *out)
 	gen_probe_table(em, out);
 	gen_globals_init(em, out);
 	gen_start_stop(em, out);
+	if (lines_wanted(s))
+		lines_emit_kernel(s, out);
 	usyms_emit(s, out);
 	sb_puts(out, "#include \"stp_runtime.c\"\n");
 }

@@ -139,6 +139,12 @@ extern const struct provider error_provider;
 extern const struct provider never_provider;
 extern const struct provider timer_provider;
 extern const struct provider kfunc_provider;
+
+/* cb per kernel function symbol (not of a module) that a probe of the
+ * session is placed in, a symbol once per probe.
+ */
+void kfunc_probed_syms(struct session *s,
+		       void (*cb)(const char *sym, void *arg), void *arg);
 extern const struct provider tracepoint_provider;
 extern const struct provider uprobe_provider;
 extern const struct provider process_events_provider;

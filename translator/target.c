@@ -145,6 +145,11 @@ bool target_kernel_wants_dwarf(struct session *s)
 	return s->kernel_vr && want_dwarf(s);
 }
 
+struct kdwarf *target_kernel_dwarf_loaded(struct session *s)
+{
+	return s->ktypes ? s->ktypes->dw : NULL;
+}
+
 struct kdwarf *target_kernel_dwarf(struct prov_ctx *c, struct loc loc)
 {
 	return target_kernel_types(c, loc) ? c->s->ktypes->dw : NULL;

@@ -127,6 +127,11 @@ struct kdwarf *target_kernel_dwarf(struct prov_ctx *c, struct loc loc);
  */
 bool target_kernel_wants_dwarf(struct session *s);
 
+/* The kernel's DWARF if pass 2 loaded it as the type source, else NULL;
+ * loads nothing.
+ */
+struct kdwarf *target_kernel_dwarf_loaded(struct session *s);
+
 /* Whether name is exported by the kernel (its Module.symvers). */
 bool target_exported(struct prov_ctx *c, struct loc loc, const char *name);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "usyms.h"
+#include "lines.h"
 #include "session.h"
 #include "util.h"
 #include "debuginfo/uelf.h"
@@ -350,6 +351,7 @@ void usyms_emit(struct session *s, struct strbuf *out)
 {
 	struct vec objs = { 0 };
 	size_t *counts;
+	bool *lines;
 	int i, direct;
 
 	for (i = 0; i < s->user_objs.n; i++)
@@ -362,12 +364,15 @@ void usyms_emit(struct session *s, struct strbuf *out)
 	if (!objs.n)
 		return;
 	counts = arena_alloc(s->arena, 2 * (size_t)objs.n * sizeof(*counts));
+	lines = arena_alloc(s->arena, (size_t)objs.n * sizeof(*lines));
 	sb_puts(out, "/* user objects: functions and unwind rows by file "
 		"offset */\n");
 	for (i = 0; i < objs.n; i++) {
 		const struct usyms_obj *o = objs.items[i];
 
 		emit_tables(out, o->u, i, &counts[2 * i], &counts[2 * i + 1]);
+		lines[i] = lines_wanted(s) &&
+			   lines_emit_user(s, out, o->u, i);
 	}
 	sb_puts(out, "static const struct stp_uobj stp_uobjs[] = {\n");
 	for (i = 0; i < objs.n; i++) {
@@ -380,6 +385,8 @@ void usyms_emit(struct session *s, struct strbuf *out)
 		if (counts[2 * i + 1])
 			sb_printf(out, "\t\t.cfi = stp_ucfi_%d,\n"
 				  "\t\t.ncfi = %zu,\n", i, counts[2 * i + 1]);
+		if (lines[i])
+			sb_printf(out, "\t\t.lines = &stp_ulines_%d,\n", i);
 		sb_puts(out, "\t},\n");
 	}
 	sb_printf(out, "};\n#define STP_NUOBJS %d\n\n", objs.n);

@@ -45,6 +45,8 @@
 #                      (the netfilter, netdev and vfs tests)
 #   forker             a probed function in forked, killed and exec'ing
 #                      children (testsuite/hostile)
+#   labels             C labels in a function and in a block of it
+#                      (.label probes)
 #   lazy               passes pointers into pages it never touched (user
 #                      reads that must fault the page in)
 #   watched            writes and reads one global a known number of
@@ -63,7 +65,7 @@ CXX=${CXX:-g++}
 mkdir -p "$out"
 for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c \
 	 stacks.c guru.c syscalls.c netpair.c netevents.c live.c forker.c \
-	 lazy.c watched.c; do
+	 lazy.c watched.c labels.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
@@ -115,3 +117,4 @@ $CC -m32 -static -g -O0 ${sdt:+-idirafter "$sdt"} -o usdt32 usdt.c
 $CC -g -O0 -o forker forker.c
 $CC -g -O0 -o lazy lazy.c
 $CC -g -O0 -no-pie -fno-pie -o watched watched.c
+$CC -g -O0 -o labels labels.c

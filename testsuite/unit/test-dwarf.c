@@ -1060,6 +1060,91 @@ static void test_debuginfo_path(const char *tmp)
 	}
 	free(a);
 	free(b);
+struct krows {
+	int n, first, outside;
+	uint64_t lo, hi;
+	bool other_file;
+};
+
+static void krow_cb(uint64_t addr, const char *file, int line, void *arg)
+{
+	struct krows *r = arg;
+
+	if (!r->n)
+		r->first = line;
+	if (addr < r->lo || addr >= r->hi)
+		r->outside++;
+	if (line && r->n == 0 && strcmp(file, "fs/read_write.c"))
+		r->other_file = true;
+	r->n++;
+}
+
+/* Whether the comma-separated list has name as one of its items. */
+static bool has_label(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+static void kcall_cb(const struct kcallsite *cs, void *arg)
+{
+	struct kcallsite *out = arg;
+
+	if (!out->caller)
+		*out = *cs;
+	out->ret_pc++;	/* counts the calls past the first's address */
+}
+
+static void klabel_cb(const struct klabel *l, void *arg)
+{
+	struct strbuf *sb = arg;
+
+	sb_printf(sb, "%s%s", sb->len ? "," : "", l->label);
+}
+
+/* vfs_read (fs/read_write.c:450, its brace on 451) and the labels of
+ * join_session_keyring (security/keys/process_keys.c: error, error2,
+ * error3), as the kernel's sources have them.
+ */
+static void test_rows_labels(struct kdwarf *d)
+{
+	struct krows r = { 0 };
+	struct kcallsite cs;
+	struct strbuf sb;
+	uint64_t a = 0, sz = 0;
+	int n;
+
+	if (!tap_ok(!kdwarf_sym_range(d, "vfs_read", &a, &sz) && sz,
+		    "vfs_read's range"))
+		return;
+	r.lo = a;
+	r.hi = a + sz;
+	n = kdwarf_line_rows(d, a, a + sz, krow_cb, &r);
+	tap_ok(n > 10 && !r.outside && r.first == 451 && !r.other_file,
+	       "vfs_read's rows (%d) start at fs/read_write.c:451", n);
+	sb_init(&sb);
+	n = kdwarf_labels(d, "join_session_keyring", "*", klabel_cb, &sb);
+	/* in the order of their addresses, which the compiler picks */
+	tap_ok(n == 3 && sb.buf && has_label(sb.buf, "error") &&
+	       has_label(sb.buf, "error2") && has_label(sb.buf, "error3"),
+	       "join_session_keyring's labels: %s", sb.buf ? sb.buf : "");
+	sb_free(&sb);
+	/* vfs_read calls rw_verify_area once, by name */
+	memset(&cs, 0, sizeof(cs));
+	n = kdwarf_callsites(d, "vfs_read", "rw_verify_area", kcall_cb, &cs);
+	tap_ok(n == 1 && cs.caller && !strcmp(cs.caller, "vfs_read") &&
+	       !strcmp(cs.callee, "rw_verify_area") &&
+	       !strcmp(cs.ret.sym, "vfs_read") && cs.ret.offset > 0 &&
+	       cs.ret.offset < sz && cs.ret_pc == a + cs.ret.offset + 1,
+	       "vfs_read's call of rw_verify_area returns to vfs_read+%#lx",
+	       cs.ret.offset);
+	tap_ok(kdwarf_callsites(d, "vfs_read", "vfs_write", kcall_cb,
+				&cs) == 0, "it never calls vfs_write");
 }
 
 static void test_kernel(const char *cache)
@@ -1089,6 +1174,7 @@ static void test_kernel(const char *cache)
 	test_vars_memory(d);
 	test_vars_inlined(d);
 	test_addr(d);
+	test_rows_labels(d);
 	test_module(cache);
 	kbtf_free(b);
 	kdwarf_free(d);

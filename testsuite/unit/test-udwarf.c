@@ -3,7 +3,7 @@
  * symbols, demangling, DT_NEEDED, SDT notes, PLT) and the user-space
  * part of dwarf.c (DWARF from the file or from separate debuginfo by
  * .gnu_debuglink and build-id, functions, lines, inline copies and
- * variables by address).
+ * variables by address, line tables and labels).
  *
  * The programs are testsuite/programs, built by make check into
  * $TAPIR_BUILDDIR/testsuite/programs (build.sh); without them every
@@ -428,6 +428,89 @@ out:
 	uelf_free(u);
 }
 
+/* ------------------------------------------------ line rows, labels */
+
+struct rows {
+	int n, bad_order, lines[64];
+	uint64_t last, lo, hi;
+	bool outside, foreign;
+};
+
+static void row_cb(uint64_t addr, const char *file, int line, void *arg)
+{
+	struct rows *r = arg;
+
+	if (r->n && addr <= r->last)
+		r->bad_order++;
+	if (r->hi && (addr < r->lo || addr >= r->hi))
+		r->outside = true;
+	if (line && !ends_with(file, "/trace.c"))
+		r->foreign = true;
+	if (r->n < 64)
+		r->lines[r->n] = line;
+	r->last = addr;
+	r->n++;
+}
+
+static void label_cb(const struct klabel *l, void *arg)
+{
+	struct klabel *out = arg;
+	int i = 0;
+
+	while (out[i].label && i < 3)
+		i++;
+	if (i < 3)
+		out[i] = *l;
+}
+
+static void test_rows_labels(void)
+{
+	struct kdwarf *d = kdwarf_load_elf(prog("trace"), NULL, NULL);
+	struct uelf *u = uelf_open(prog("trace"), NULL);
+	const struct usym *add = u ? uelf_func(u, "add") : NULL;
+	struct klabel l[4];
+	struct rows r;
+	uint64_t a = 0, sz = 0;
+	int n;
+
+	if (!tap_ok(d && add, "trace: DWARF and add"))
+		goto out;
+	memset(&r, 0, sizeof(r));
+	n = kdwarf_line_rows(d, 0, 0, row_cb, &r);
+	tap_ok(n > 20 && n == r.n && !r.bad_order && !r.foreign,
+	       "the whole table: %d rows by rising address, all of trace.c",
+	       n);
+	tap_ok(!kdwarf_sym_range(d, "add", &a, &sz) && a == add->addr &&
+	       sz == add->size, "add's range is its symbol's");
+	memset(&r, 0, sizeof(r));
+	r.lo = a;
+	r.hi = a + sz;
+	n = kdwarf_line_rows(d, a, a + sz, row_cb, &r);
+	/* trace.c:20-23: the brace, the return, the closing brace */
+	tap_ok(n == 3 && !r.outside && r.lines[0] == 21 && r.lines[1] == 22 &&
+	       r.lines[2] == 23, "add's rows: lines 21, 22, 23 (%d rows)", n);
+	tap_ok(kdwarf_sym_range(d, "no_such_function", &a, &sz) == -ENOENT,
+	       "an unknown symbol has no range");
+	kdwarf_free(d);
+	d = kdwarf_load_elf(prog("labels"), NULL, NULL);
+	memset(l, 0, sizeof(l));
+	n = d ? kdwarf_labels(d, "classify", "*", label_cb, l) : -1;
+	/* labels.c: negative at line 19, out at line 21, in that order */
+	tap_ok(n == 2 && !strcmp(l[0].label, "negative") &&
+	       l[0].line == 19 && !strcmp(l[1].label, "out") &&
+	       l[1].line == 21 && l[0].pc < l[1].pc &&
+	       !strcmp(l[0].at.sym, "classify") && l[0].at.offset > 0,
+	       "classify's labels, by address, inside classify");
+	memset(l, 0, sizeof(l));
+	tap_ok(d && kdwarf_labels(d, "c*", "o?t", label_cb, l) == 1 &&
+	       !strcmp(l[0].label, "out"), "globs on function and label");
+	tap_ok(d && kdwarf_labels(d, "main", "*", label_cb, l) == 0,
+	       "main has no label");
+out:
+	kdwarf_free(d);
+	uelf_free(u);
+}
+
 int main(void)
 {
 	const char *b = getenv("TAPIR_BUILDDIR");
@@ -449,5 +532,6 @@ int main(void)
 	test_debuginfo();
 	test_index_cache();
 	test_places();
+	test_rows_labels();
 	return tap_done();
 }

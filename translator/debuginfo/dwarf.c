@@ -2617,6 +2617,341 @@ int kdwarf_addr(struct kdwarf *d, uint64_t addr, struct kaddr *out)
 	return 0;
 }
 
+/* ------------------------------------------- line rows and labels */
+
+struct lrow {
+	uint64_t addr;
+	const char *file;
+	int line;		/* 0: the end of a sequence */
+	size_t seq;		/* order in the table, for a stable sort */
+};
+
+struct lrows {
+	struct lrow *v;
+	size_t n, cap;
+};
+
+static void lrows_push(struct lrows *r, uint64_t addr, const char *file,
+		       int line)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 1024;
+		r->v = xrealloc(r->v, r->cap * sizeof(*r->v));
+	}
+	r->v[r->n].addr = addr;
+	r->v[r->n].file = file;
+	r->v[r->n].line = line;
+	r->v[r->n].seq = r->n;
+	r->n++;
+}
+
+/* By address; at one address an end of sequence first (the next
+ * sequence may start there), then in table order.
+ */
+static int lrow_cmp(const void *pa, const void *pb)
+{
+	const struct lrow *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (!a->line != !b->line)
+		return !a->line ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The rows of one unit in [lo, hi) (hi 0: all of them), into r. */
+static void unit_rows(struct kdwarf *d, Dwarf_Die *cu, uint64_t lo,
+		      uint64_t hi, struct lrows *r)
+{
+	const char *last_src = NULL, *last_file = NULL;
+	Dwarf_Lines *lines;
+	size_t n, i;
+
+	if (dwarf_getsrclines(cu, &lines, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr addr;
+		bool end = false;
+		const char *src;
+		int line = 0;
+
+		if (!l || dwarf_lineaddr(l, &addr) ||
+		    dwarf_lineendsequence(l, &end) ||
+		    (!end && dwarf_lineno(l, &line)))
+			continue;
+		if (hi && (addr < lo || addr >= hi))
+			continue;
+		src = end ? NULL : dwarf_linesrc(l, NULL, NULL);
+		if (!end && (!src || line <= 0))
+			continue;
+		if (src && src != last_src) {
+			last_src = src;
+			last_file = rel_path(d, cu, src);
+		}
+		lrows_push(r, addr, end ? NULL : last_file, end ? 0 : line);
+	}
+}
+
+int kdwarf_line_rows(struct kdwarf *d, uint64_t lo, uint64_t hi,
+		     void (*cb)(uint64_t addr, const char *file, int line,
+				void *arg),
+		     void *arg)
+{
+	struct lrows r = { NULL, 0, 0 };
+	Dwarf_Off off = 0, next;
+	size_t hsize, i, n = 0;
+	Dwarf_Die cu;
+
+	if (d->dwfl && !d->user)
+		return -ENOTSUP;	/* a module: addresses of libdw's */
+	if (hi) {
+		if (dwarf_addrdie(d->dw, lo, &cu))
+			unit_rows(d, &cu, lo, hi, &r);
+	} else {
+		while (!dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL,
+				     NULL)) {
+			if (dwarf_offdie(d->dw, off + hsize, &cu))
+				unit_rows(d, &cu, 0, 0, &r);
+			off = next;
+		}
+	}
+	if (r.n)
+		qsort(r.v, r.n, sizeof(*r.v), lrow_cmp);
+	for (i = 0; i < r.n; i++) {
+		/* of the rows at one address, the last one holds it */
+		if (i + 1 < r.n && r.v[i + 1].addr == r.v[i].addr)
+			continue;
+		cb(r.v[i].addr, r.v[i].file, r.v[i].line, arg);
+		n++;
+	}
+	free(r.v);
+	return (int)n;
+}
+
+int kdwarf_sym_range(struct kdwarf *d, const char *name, uint64_t *addr,
+		     uint64_t *size)
+{
+	const struct ksym *s;
+
+	syms_load(d);
+	s = sym_by_name(&d->funcs, name);
+	if (!s)
+		return -ENOENT;
+	*addr = s->addr;
+	*size = s->size;
+	return 0;
+}
+
+struct labels_ctx {
+	struct kdwarf *d;
+	const char *glob;
+	void (*cb)(const struct klabel *l, void *arg);
+	void *arg;
+	struct klabel *v;
+	size_t n, cap;
+};
+
+/* The labels of scope and of the blocks nested in it (not of the
+ * functions inlined there, whose labels are theirs).
+ */
+static void scope_labels(struct labels_ctx *c, Dwarf_Die *scope,
+			 const char *func, int depth)
+{
+	Dwarf_Die ch;
+	Dwarf_Addr pc;
+	struct klabel *l;
+	const char *name;
+	int tag;
+
+	if (depth > 64 || dwarf_child(scope, &ch))
+		return;
+	do {
+		tag = dwarf_tag(&ch);
+		if (tag == DW_TAG_lexical_block) {
+			scope_labels(c, &ch, func, depth + 1);
+			continue;
+		}
+		name = die_name(&ch);
+		if (tag != DW_TAG_label || !name ||
+		    !glob_match(c->glob, name) || dwarf_lowpc(&ch, &pc))
+			continue;
+		if (c->n == c->cap) {
+			c->cap = c->cap ? 2 * c->cap : 16;
+			c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
+		}
+		l = &c->v[c->n++];
+		memset(l, 0, sizeof(*l));
+		l->func = func;
+		l->label = arena_strdup(c->d->arena, name);
+		l->file = decl_file(c->d, &ch);
+		dwarf_decl_line(&ch, &l->line);
+		l->pc = pc;
+		if (!place_of(c->d, pc, func, &l->at))
+			c->n--;
+	} while (!dwarf_siblingof(&ch, &ch));
+}
+
+static void labels_one(const struct ix_ent *e, void *arg)
+{
+	struct labels_ctx *c = arg;
+	Dwarf_Die fn;
+
+	if (ent_die(c->d, e, &fn))
+		scope_labels(c, &fn, ent_name(c->d, e), 0);
+}
+
+static int klabel_cmp(const void *pa, const void *pb)
+{
+	const struct klabel *a = pa, *b = pb;
+	int r = strcmp(a->func, b->func);
+
+	if (r)
+		return r;
+	if (a->pc != b->pc)
+		return a->pc < b->pc ? -1 : 1;
+	return strcmp(a->label, b->label);
+}
+
+int kdwarf_labels(struct kdwarf *d, const char *func_glob,
+		  const char *label_glob,
+		  void (*cb)(const struct klabel *l, void *arg), void *arg)
+{
+	struct labels_ctx c = { d, label_glob, cb, arg, NULL, 0, 0 };
+	size_t i, n = 0;
+
+	syms_load(d);
+	ix_glob(d, IX_FUNC, func_glob, labels_one, &c);
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), klabel_cmp);
+	for (i = 0; i < c.n; i++) {
+		/* a function listed twice in the index: once per label */
+		if (i && !klabel_cmp(&c.v[i - 1], &c.v[i]))
+			continue;
+		cb(&c.v[i], arg);
+		n++;
+	}
+	free(c.v);
+	return (int)n;
+}
+
+struct calls_ctx {
+	struct kdwarf *d;
+	const char *glob;
+	struct kcallsite *v;
+	size_t n, cap;
+};
+
+/* The callee a call site names (DW_AT_call_origin, or the GNU form's
+ * abstract origin), through its abstract declaration.
+ */
+static const char *call_origin(Dwarf_Die *cs)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die o, abs;
+
+	if (!dwarf_attr(cs, DW_AT_call_origin, &a) &&
+	    !dwarf_attr(cs, DW_AT_abstract_origin, &a))
+		return NULL;
+	if (!dwarf_formref_die(&a, &o))
+		return NULL;
+	abstract_of(&o, &abs);
+	return die_name(&abs) ? die_name(&abs) : die_name(&o);
+}
+
+/* Where a call returns: DW_AT_call_return_pc, or the GNU form's
+ * DW_AT_low_pc.
+ */
+static bool call_return(Dwarf_Die *cs, Dwarf_Addr *pc)
+{
+	Dwarf_Attribute a;
+
+	if (dwarf_attr(cs, DW_AT_call_return_pc, &a))
+		return !dwarf_formaddr(&a, pc);
+	return !dwarf_lowpc(cs, pc);
+}
+
+static void scope_calls(struct calls_ctx *c, Dwarf_Die *scope,
+			const char *func, int depth)
+{
+	struct kcallsite *k;
+	const char *name;
+	Dwarf_Addr pc;
+	Dwarf_Die ch;
+	int tag;
+
+	if (depth > 64 || dwarf_child(scope, &ch))
+		return;
+	do {
+		tag = dwarf_tag(&ch);
+		if (tag == DW_TAG_lexical_block ||
+		    tag == DW_TAG_inlined_subroutine) {
+			scope_calls(c, &ch, func, depth + 1);
+			continue;
+		}
+		if (tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site)
+			continue;
+		name = call_origin(&ch);
+		if (!name || !glob_match(c->glob, name) ||
+		    !call_return(&ch, &pc))
+			continue;
+		if (c->n == c->cap) {
+			c->cap = c->cap ? 2 * c->cap : 16;
+			c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
+		}
+		k = &c->v[c->n];
+		memset(k, 0, sizeof(*k));
+		k->caller = func;
+		k->callee = arena_strdup(c->d->arena, name);
+		k->ret_pc = pc;
+		if (place_of(c->d, pc, func, &k->ret))
+			c->n++;
+	} while (!dwarf_siblingof(&ch, &ch));
+}
+
+static void calls_one(const struct ix_ent *e, void *arg)
+{
+	struct calls_ctx *c = arg;
+	Dwarf_Die fn;
+
+	if (ent_die(c->d, e, &fn))
+		scope_calls(c, &fn, ent_name(c->d, e), 0);
+}
+
+static int kcall_cmp(const void *pa, const void *pb)
+{
+	const struct kcallsite *a = pa, *b = pb;
+	int r = strcmp(a->caller, b->caller);
+
+	if (!r)
+		r = strcmp(a->callee, b->callee);
+	if (r)
+		return r;
+	return a->ret_pc < b->ret_pc ? -1 : a->ret_pc > b->ret_pc;
+}
+
+int kdwarf_callsites(struct kdwarf *d, const char *func_glob,
+		     const char *callee_glob,
+		     void (*cb)(const struct kcallsite *s, void *arg),
+		     void *arg)
+{
+	struct calls_ctx c = { d, callee_glob, NULL, 0, 0 };
+	size_t i, n = 0;
+
+	syms_load(d);
+	ix_glob(d, IX_FUNC, func_glob, calls_one, &c);
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), kcall_cmp);
+	for (i = 0; i < c.n; i++) {
+		if (i && !kcall_cmp(&c.v[i - 1], &c.v[i]))
+			continue;
+		cb(&c.v[i], arg);
+		n++;
+	}
+	free(c.v);
+	return (int)n;
+}
+
 /* ------------------------------------------------------ load, free */
 
 static void kdwarf_init(struct kdwarf *d, const char *kver,

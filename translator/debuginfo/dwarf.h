@@ -160,6 +160,65 @@ struct kaddr {
  */
 int kdwarf_addr(struct kdwarf *d, uint64_t addr, struct kaddr *out);
 
+/* The line table of the code at link-time [lo, hi) (hi 0: of the whole
+ * file), for symline() and its kin: cb per address where a row starts,
+ * in address order, with the row that holds it (of several at one
+ * address, the last); line 0 where a sequence ends (no line from
+ * there).  file is absolute in a program, relative to the tree in the
+ * kernel; a row inlined from a header names the header.  A module of
+ * the kernel is not supported (-ENOTSUP).  Returns the number reported.
+ */
+int kdwarf_line_rows(struct kdwarf *d, uint64_t lo, uint64_t hi,
+		     void (*cb)(uint64_t addr, const char *file, int line,
+				void *arg),
+		     void *arg);
+
+/* The link-time address and size of the function symbol name: 0, or
+ * -ENOENT.
+ */
+int kdwarf_sym_range(struct kdwarf *d, const char *name, uint64_t *addr,
+		     uint64_t *size);
+
+/* A C label (DW_TAG_label) with code, as .label("NAME") probes it. */
+struct klabel {
+	const char *func;	/* the out-of-line function holding it */
+	const char *label;
+	const char *file;	/* where it is declared */
+	int line;
+	uint64_t pc;		/* its address */
+	struct kplace at;	/* the same as a symbol and an offset */
+};
+
+/* cb per label matching label_glob in the out-of-line functions
+ * matching func_glob (and the blocks nested there), sorted by
+ * function and address.  Labels the compiler dropped (no address) are
+ * not reported.  Returns the number reported.
+ */
+int kdwarf_labels(struct kdwarf *d, const char *func_glob,
+		  const char *label_glob,
+		  void (*cb)(const struct klabel *l, void *arg), void *arg);
+
+/* A call the compiler describes (DW_TAG_call_site): from a function to
+ * a callee it names, returning to ret.
+ */
+struct kcallsite {
+	const char *caller;	/* the out-of-line function calling */
+	const char *callee;
+	uint64_t ret_pc;	/* where the call returns */
+	struct kplace ret;	/* the same as a symbol and an offset */
+};
+
+/* cb per call site, in the out-of-line functions matching func_glob
+ * (and the code inlined there), of a callee matching callee_glob;
+ * sorted by caller, callee and return address.  Calls through a
+ * pointer name no callee and are not reported.  Returns the number
+ * reported.
+ */
+int kdwarf_callsites(struct kdwarf *d, const char *func_glob,
+		     const char *callee_glob,
+		     void (*cb)(const struct kcallsite *s, void *arg),
+		     void *arg);
+
 /* ---------------------------------------------- user-space programs */
 
 /* A program or shared library at path (absolute), its DWARF from the

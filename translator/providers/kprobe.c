@@ -1,13 +1,15 @@
 /* providers/kprobe.c - kernel function probes: kernel.function(PATTERN)
- * and module(M).function(PATTERN) with .call, .exported, .return and
- * .return.maxactive(N), typed from the type source of the kernel or of
- * module M (M may be a pattern too); and the untyped kprobe.function(S),
- * kprobe.module(M).function(S).  Every probe is a kprobe (or kretprobe)
- * registered by symbol name ("mod:sym" in a module) at start.
+ * and module(M).function(PATTERN) with .call, .exported, .return,
+ * .return.maxactive(N), .label(NAME) (DWARF's C labels) and
+ * .callee(NAME) (DWARF's call sites), typed from the type source of the
+ * kernel or of module M (M may be a pattern too); and the untyped
+ * kprobe.function(S), kprobe.module(M).function(S).  Every probe is a
+ * kprobe (or kretprobe) registered by symbol name ("mod:sym" in a
+ * module) at start.
  *
  * Probe points that need line tables or inline records (@file, :N,
- * .inline, .label, .statement, addresses) are reported as needing
- * debuginfo.
+ * .inline, .label, .callee, .statement, addresses) are reported as
+ * needing debuginfo.
  */
 #include "../emit.h"
 #include "../provider.h"
@@ -37,6 +39,12 @@ struct kinline {
 	unsigned long offset;
 	const char *file;		/* the inlined function's declaration */
 	int line;
+	bool label;			/* not a copy: a label's address in
+					 * caller, a statement there */
+	const char *callee;		/* not a copy: .callee(G), G's entry
+					 * when called from one of rets */
+	struct vec rets;		/* struct kplace *: where the calls
+					 * return in the caller */
 };
 
 /* What pass 3 needs for one probe. */
@@ -56,6 +64,8 @@ struct kfn {
 	uint64_t addr;
 	struct kfunc sig;
 	struct vec vars;		/* struct kvar *, from DWARF */
+	const struct vec *rets;		/* .callee: struct kplace *, the
+					 * return addresses of the calls */
 };
 
 static const char *comp_str(const struct probe_point *pp, const char *f)
@@ -152,6 +162,10 @@ struct collect {
 	bool stmt;
 	bool copies;			/* inlined copies of a plain function */
 	const char *text;		/* the function component's argument */
+	const struct pp_comp *lcomp;	/* .label(NAME), or NULL */
+	const char *label;		/* the label a point is at */
+	const struct pp_comp *ccomp;	/* .callee(NAME), or NULL */
+	struct kinline *last_call;	/* the point of the last call site */
 };
 
 /* The user's point with the function component's argument replaced. */
@@ -170,11 +184,14 @@ static struct probe_point *push_point(struct collect *k, const char *arg)
 
 		*nc = *oc;
 		if (oc == k->fcomp || (oc == k->mcomp &&
-				       strcmp(oc->arg->str, k->module))) {
+				       strcmp(oc->arg->str, k->module)) ||
+		    ((oc == k->lcomp || oc == k->ccomp) && k->label)) {
 			struct expr *s = arena_alloc(a, sizeof(*s));
 
 			*s = *oc->arg;
 			s->str = arena_strdup(a, oc == k->fcomp ? arg :
+					      oc == k->lcomp ||
+					      oc == k->ccomp ? k->label :
 					      k->module);
 			nc->arg = s;
 		}
@@ -335,11 +352,19 @@ static int check_point(struct collect *k)
 					pp_text(c->s->arena, pp)));
 		return -1;
 	}
-	if (pp_comp_of(pp, intern("label")) ||
-	    pp_comp_of(pp, intern("callee")) ||
-	    pp_comp_of(pp, intern("callees"))) {
-		prov_error(c, pp->loc, ".label and .callee probes are not "
-			   "supported yet");
+	if (pp_comp_of(pp, intern("callees"))) {
+		prov_error(c, pp->loc, ".callees probes are not supported "
+			   "yet");
+		return -1;
+	}
+	if (k->ccomp && (k->spec.lines || k->stmt)) {
+		prov_error(c, k->ccomp->loc, ".callee follows a function "
+			   "name, without a line");
+		return -1;
+	}
+	if (k->lcomp && (k->spec.lines || k->stmt)) {
+		prov_error(c, k->lcomp->loc, ".label follows a function "
+			   "name, without a line");
 		return -1;
 	}
 	if (k->stmt && !k->spec.lines) {
@@ -373,6 +398,91 @@ static void inlined_copies(struct collect *k)
 		k->many = true;
 }
 
+static void label_cb(const struct klabel *l, void *arg)
+{
+	struct collect *k = arg;
+	struct kinline *in = arena_alloc(k->c->s->arena, sizeof(*in));
+	struct kfunc f;
+	struct probe_point *np;
+
+	if (k->spec.file && (k->src->ops->func(k->src, l->func, &f) ||
+			     !file_matches(k->c->s->arena, k->spec.file,
+					   f.file)))
+		return;
+	in->caller = arena_strdup(k->c->s->arena, l->at.sym);
+	in->offset = l->at.offset;
+	in->label = true;
+	k->label = l->label;
+	np = push_point(k, l->func);
+	k->label = NULL;
+	np->prov_data = in;
+}
+
+/* .label(GLOB) of the functions of k->spec: the address of each label
+ * with code, probed as a statement.
+ */
+static int expand_labels(struct collect *k)
+{
+	struct prov_ctx *c = k->c;
+	const char *glob = k->lcomp->arg->str;
+	int n = kdwarf_labels(k->dw, k->spec.func, glob, label_cb, k);
+
+	if (n > 1 || has_wildcard(glob) || has_wildcard(k->spec.func))
+		k->many = true;
+	if (!n && !c->optional && !c->quiet)
+		prov_error(c, k->lcomp->arg->loc, "no label '%s' with code "
+			   "in '%s'", glob, k->text);
+	return n;
+}
+
+static void callsite_cb(const struct kcallsite *cs, void *arg)
+{
+	struct collect *k = arg;
+	struct arena *a = k->c->s->arena;
+	struct kinline *in = k->last_call;
+	struct kplace *ret;
+	struct kfunc f;
+
+	if (k->spec.file && (k->src->ops->func(k->src, cs->caller, &f) ||
+			     !file_matches(a, k->spec.file, f.file)))
+		return;
+	/* the calls of one caller to one callee make one probe */
+	if (!in || strcmp(in->caller, cs->caller) ||
+	    strcmp(in->callee, cs->callee)) {
+		struct probe_point *np;
+
+		in = arena_alloc(a, sizeof(*in));
+		in->caller = arena_strdup(a, cs->caller);
+		in->callee = arena_strdup(a, cs->callee);
+		k->label = in->callee;
+		np = push_point(k, cs->caller);
+		k->label = NULL;
+		np->prov_data = in;
+		k->last_call = in;
+	}
+	ret = arena_alloc(a, sizeof(*ret));
+	*ret = cs->ret;
+	ret->sym = arena_strdup(a, cs->ret.sym);
+	vec_push(a, &in->rets, ret);
+}
+
+/* .callee(GLOB) of the functions of k->spec: the entry of each callee
+ * DWARF's call sites name, for the calls from those functions only.
+ */
+static int expand_callees(struct collect *k)
+{
+	struct prov_ctx *c = k->c;
+	const char *glob = k->ccomp->arg->str;
+	int n0 = k->out->n;
+
+	k->many = true;	/* a callee the kernel refuses is skipped */
+	kdwarf_callsites(k->dw, k->spec.func, glob, callsite_cb, k);
+	if (k->out->n == n0 && !c->optional && !c->quiet)
+		prov_error(c, k->ccomp->arg->loc, "no call of '%s' in '%s' "
+			   "that DWARF describes", glob, k->text);
+	return k->out->n - n0;
+}
+
 /* The points of k->spec in the kernel or one module, whose sources
  * k->src and k->dw are.
  */
@@ -388,6 +498,10 @@ static int expand_in(struct collect *k)
 	k->exported = pp_comp_of(pp, intern("exported")) != NULL;
 	k->many = k->many || has_wildcard(k->spec.func) || k->spec.file ||
 		  k->spec.lines;
+	if (k->lcomp)
+		return expand_labels(k);
+	if (k->ccomp)
+		return expand_callees(k);
 	if (pp_comp_of(pp, intern("inline"))) {
 		kdwarf_inlines(k->dw, k->spec.func, inline_cb, k);
 		return out->n - n0;
@@ -599,6 +713,8 @@ static int kfn_expand(struct prov_ctx *c, const struct probe_point *pp,
 	}
 	k.stmt = stmt;
 	k.text = text;
+	k.lcomp = pp_comp_of(pp, intern("label"));
+	k.ccomp = pp_comp_of(pp, intern("callee"));
 	if (comp_str(pp, "module"))
 		return module_expand(&k);
 	k.src = target_kernel_types(c, pp->loc);
@@ -805,6 +921,27 @@ static void use_clones(struct prov_ctx *c, struct kfn *k)
 		k->at_entry = false;
 }
 
+/* .callee(G): a probe on G's entry, typed as kernel.function(G),
+ * that only runs when G returns into one of the call sites.
+ */
+static int build_callee(struct prov_ctx *c, struct kfn *k,
+			const struct ksrc *src, struct kdwarf *dw,
+			const struct kinline *in)
+{
+	void *args[2] = { c, k };
+
+	k->sym = in->callee;
+	k->rets = &in->rets;
+	k->at_entry = true;
+	if (src->ops->func(src, k->sym, &k->sig)) {
+		k->typed = false;
+		return 0;
+	}
+	if (dw)
+		kdwarf_vars_at(dw, k->sym, 0, var_cb, args);
+	return 0;
+}
+
 static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 {
 	const struct probe_point *pp = dp->pp;
@@ -852,10 +989,16 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 		if (in->file && in->line)
 			k->decl = arena_printf(c->s->arena, "%s@%s:%d",
 					       sp.func, in->file, in->line);
+		if (in->callee)
+			return build_callee(c, k, src, dw, in);
 		k->sym = in->caller;
 		k->offset = in->offset;
-		kdwarf_inline_vars_at(dw, in->caller, in->offset, sp.func,
-				      var_cb, args);
+		if (in->label)
+			kdwarf_vars_at(dw, in->caller, in->offset, var_cb,
+				       args);
+		else
+			kdwarf_inline_vars_at(dw, in->caller, in->offset,
+					      sp.func, var_cb, args);
 		return 0;
 	}
 	if (sp.lines)
@@ -1183,7 +1326,7 @@ static void emit_kprobe(struct emitter *em, struct strbuf *d,
 	else
 		sb_printf(d, "\t\t.krp.kp.pre_handler = stp_kp_%d,\n",
 			  dp->index);
-	if (k->ret && dp->entry_exprs.n)
+	if (k->ret && (dp->entry_exprs.n || k->rets))
 		sb_printf(d, "\t\t.krp.entry_handler = "
 			  "stp_kp_%d_entry,\n", dp->index);
 	if (k->must)
@@ -1195,6 +1338,43 @@ static void emit_kprobe(struct emitter *em, struct strbuf *d,
 		sb_printf(d, "\t\t.data_size = sizeof(struct "
 			  "stp_entry_%d),\n", dp->index);
 	sb_puts(d, "\t},\n");
+}
+
+/* A .return probe's entry handler: a .callee's filter (a call from
+ * elsewhere arms no return probe) and the @entry values.
+ */
+static void emit_entry_handler(struct strbuf *d,
+			       const struct derived_probe *dp, int n)
+{
+	const struct kfn *k = dp->priv;
+
+	sb_printf(d, "static int stp_kp_%d_entry(struct kretprobe_instance "
+		  "*ri,\n\t\t\t  struct pt_regs *regs)\n{\n", n);
+	if (k->rets)
+		sb_printf(d, "\tif (!_stp_kcalled_from(regs, stp_kp_%d_from, "
+			  "%d))\n\t\treturn 1;\n", n, k->rets->n);
+	if (dp->entry_exprs.n)
+		sb_printf(d, "\treturn __stp_probe_run(&stp_entry_probe_%d, "
+			  "stp_probe_%d_entry,\n\t\t\t       regs, ri, "
+			  "NULL, STAP_SESSION_RUNNING) ? 1 : 0;\n", n, n);
+	else
+		sb_puts(d, "\treturn 0;\n");
+	sb_puts(d, "}\n\n");
+}
+
+/* The return addresses a .callee probe accepts, as symbol + offset. */
+static void emit_call_sites(struct strbuf *d, const struct kfn *k, int n)
+{
+	int i;
+
+	sb_printf(d, "static const struct stp_kcall stp_kp_%d_from[] = {\n",
+		  n);
+	for (i = 0; i < k->rets->n; i++) {
+		const struct kplace *p = k->rets->items[i];
+
+		sb_printf(d, "\t{ \"%s\", %#lx },\n", p->sym, p->offset);
+	}
+	sb_puts(d, "};\n\n");
 }
 
 static void kfn_emit_group(struct emitter *em, struct vec *dps)
@@ -1209,6 +1389,8 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 		int n = dp->index;
 		const char *ri = k->ret ? "ri" : "NULL";
 
+		if (k->rets)
+			emit_call_sites(d, k, n);
 		if (!k->ret)
 			sb_printf(d, "static int stp_kp_%d(struct kprobe *kp, "
 				  "struct pt_regs *regs)\n{\n", n);
@@ -1216,6 +1398,10 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 			sb_printf(d, "static int stp_kp_%d(struct "
 				  "kretprobe_instance *ri,\n\t\t    "
 				  "struct pt_regs *regs)\n{\n", n);
+		if (k->rets && !k->ret)
+			sb_printf(d, "\tif (!_stp_kcalled_from(regs, "
+				  "stp_kp_%d_from, %d))\n\t\treturn 0;\n",
+				  n, k->rets->n);
 		if (emit_probe_lean(em, dp))
 			sb_printf(d, "\t__stp_probe_run_lean(%s, "
 				  "stp_probe_%d_lean, regs, %s, NULL,\n"
@@ -1229,14 +1415,8 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 				  emit_probe_may_print(em, dp) ? "true" :
 				  "false");
 		sb_puts(d, "\treturn 0;\n}\n\n");
-		if (dp->entry_exprs.n)
-			sb_printf(d, "static int stp_kp_%d_entry(struct "
-				  "kretprobe_instance *ri,\n\t\t\t  struct "
-				  "pt_regs *regs)\n{\n"
-				  "\treturn __stp_probe_run(&stp_entry_probe_%d, "
-				  "stp_probe_%d_entry,\n\t\t\t       regs, "
-				  "ri, NULL, STAP_SESSION_RUNNING) ? 1 : 0;\n"
-				  "}\n\n", n, n, n);
+		if (k->ret && (dp->entry_exprs.n || k->rets))
+			emit_entry_handler(d, dp, n);
 	}
 	for (i = 0, total = 0; i < dps->n; i++) {
 		const struct kfn *k = ((struct derived_probe *)
@@ -1263,6 +1443,24 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 		  "\trc = _stp_kprobes_register(stp_kprobes, %d);\n", total);
 	sb_printf(emit_out(em, EMIT_STOP),
 		  "\t_stp_kprobes_unregister(stp_kprobes, %d);\n", total);
+}
+
+void kfunc_probed_syms(struct session *s,
+		       void (*cb)(const char *sym, void *arg), void *arg)
+{
+	int i, j;
+
+	for (i = 0; i < s->probes.n; i++) {
+		const struct derived_probe *dp = s->probes.items[i];
+		const struct kfn *k = dp->priv;
+
+		if (dp->prov != &kfunc_provider || k->module || k->absolute)
+			continue;
+		if (k->sym)
+			cb(k->sym, arg);
+		for (j = 0; j < k->clones.n; j++)
+			cb(vec_get(&k->clones, j), arg);
+	}
 }
 
 #define KFN_SUFFIXES "{,.call,.exported,.return,.return.maxactive(n)," \

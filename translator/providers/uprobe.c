@@ -1,9 +1,10 @@
 /* providers/uprobe.c - user-space probes: process("PATH") and
  * process("PATH").library("LIB") with .function(PATTERN) (.call,
- * .exported, .inline, .return), .statement("FUNC@FILE:N"), .mark(S) and
- * .provider(S).mark(S) from SDT notes, and .plt(S).  Places come from
- * the file's DWARF (or its symbols alone for plain .function), and each
- * probe is a uprobe on the file at the probed instruction's file offset.
+ * .exported, .inline, .return, .label(NAME)), .statement("FUNC@FILE:N"),
+ * .mark(S) and .provider(S).mark(S) from SDT notes, and .plt(S).  Places
+ * come from the file's DWARF (or its symbols alone for plain .function),
+ * and each probe is a uprobe on the file at the probed instruction's
+ * file offset.
  * Target variables read the user's registers and memory.
  */
 #include "../emit.h"
@@ -214,6 +215,8 @@ struct ucollect {
 	struct uelf *obj;		/* the file probed */
 	struct kdwarf *dw;		/* its DWARF, or NULL */
 	struct uspec spec;
+	const struct pp_comp *labcomp;	/* .label(GLOB), or NULL */
+	const char *label;		/* the label a point is at */
 	bool stmt, inl, call, exported, ret;
 	bool many;			/* from a pattern: failures skip */
 };
@@ -274,6 +277,8 @@ static struct probe_point *push_point(struct ucollect *k, const char *arg,
 			nc->arg = str_arg(a, oc, k->lib);
 		else if (oc == k->fcomp && arg)
 			nc->arg = str_arg(a, oc, arg);
+		else if (oc == k->labcomp && k->label)
+			nc->arg = str_arg(a, oc, k->label);
 		else if (oc->functor == intern("provider") && up->provider)
 			nc->arg = str_arg(a, oc, up->provider);
 		vec_push(a, &np->comps, nc);
@@ -413,6 +418,33 @@ static void symtab_only_cb(const struct usym *s, void *arg)
 	sym_cb(s, k);
 }
 
+static void label_cb(const struct klabel *l, void *arg)
+{
+	struct ucollect *k = arg;
+	const struct ksrc *src = kdwarf_src(k->dw);
+	struct upoint up = { .kind = UP_LINE, .pc = l->pc, .name = l->func };
+	struct kfunc f;
+	bool known = !src->ops->func(src, l->func, &f);
+
+	if (k->spec.file && (!known || !file_matches(k->c->s->arena,
+						     k->spec.file, f.file)))
+		return;
+	k->label = l->label;
+	push_point(k, known ? placed(k, l->func, f.file, f.line) : l->func,
+		   &up);
+	k->label = NULL;
+}
+
+/* function(PATTERN).label(GLOB): each label with code, as a statement. */
+static void dwarf_labels(struct ucollect *k)
+{
+	const char *glob = k->labcomp->arg->str;
+
+	k->many = k->many || has_wildcard(glob);
+	if (kdwarf_labels(k->dw, k->spec.func, glob, label_cb, k) > 1)
+		k->many = true;
+}
+
 /* function(PATTERN) and statement(PATTERN) in a file with DWARF. */
 static void dwarf_functions(struct ucollect *k)
 {
@@ -420,6 +452,10 @@ static void dwarf_functions(struct ucollect *k)
 	const char *func = k->spec.func;
 	int n0 = k->out->n;
 
+	if (k->labcomp) {
+		dwarf_labels(k);
+		return;
+	}
 	if (strstr(func, "::") && !k->spec.lines && !k->inl) {
 		uelf_funcs_matching(k->obj, func, scoped_cb, k);
 		return;
@@ -487,13 +523,18 @@ static int expand_functions(struct ucollect *k, const char *text)
 			   "\"FUNCTION@FILE:LINE\"");
 		return -1;
 	}
+	if (k->labcomp && k->spec.lines) {
+		prov_error(c, k->labcomp->loc, ".label follows a function "
+			   "name, without a line");
+		return -1;
+	}
 	k->many = k->many || has_wildcard(k->spec.func) ||
 		  (k->spec.file && has_wildcard(k->spec.file)) ||
 		  k->spec.lo != k->spec.hi;
 	k->dw = uelf_dwarf(k->obj, kbuild_cache_dir(k->c->s), NULL);
 	if (k->dw) {
 		dwarf_functions(k);
-	} else if (k->spec.file || k->spec.lines || k->inl) {
+	} else if (k->spec.file || k->spec.lines || k->inl || k->labcomp) {
 		no_dwarf(c, k->fcomp->arg->loc, arena_printf(c->s->arena,
 			 "'%s'", pp_text(c->s->arena, k->pp)), path);
 		return -1;
@@ -510,6 +551,9 @@ static int expand_functions(struct ucollect *k, const char *text)
 	if (k->spec.lines)
 		return no_match(k, "no line of '%s' has code in %s", text,
 				path);
+	if (k->labcomp)
+		return no_match(k, "no label '%s' with code in '%s' of %s",
+				k->labcomp->arg->str, text, path);
 	if (!k->dw && !uelf_has_symtab(k->obj))
 		return no_match(k, "no function '%s' in %s, which has no "
 				"debuginfo (DWARF) nor symbol table, only its "
@@ -962,6 +1006,7 @@ static int up_expand(struct prov_ctx *c, const struct probe_point *pp,
 	k.call = has_comp(pp, "call");
 	k.exported = has_comp(pp, "exported");
 	k.ret = has_comp(pp, "return");
+	k.labcomp = pp_comp_of(pp, intern("label"));
 	if (!k.pcomp->arg)
 		return expand_target(&k);
 	if (k.pcomp->arg->kind != EX_STR)
@@ -1646,7 +1691,7 @@ static void up_emit_group(struct emitter *em, struct vec *dps)
 #define UP_ROOTS "{process,process(s),process(n)}{,.library(s)}"
 
 static const char *const up_patterns[] = {
-	UP_ROOTS ".function(s){,.call,.exported,.inline,.return}",
+	UP_ROOTS ".function(s){,.call,.exported,.inline,.return,.label(s)}",
 	UP_ROOTS ".function(n){,.call,.exported,.return}",
 	UP_ROOTS ".statement({s,n})",
 	UP_ROOTS "{.mark(s),.provider(s).mark(s)}",
