@@ -4,7 +4,7 @@
 # is cut short.  What the script sees is the run's output.
 cat >/tmp/nfsd-run.sh <<'INNER'
 ifconfig lo 127.0.0.1 up
-for m in sunrpc grace lockd auth_rpcgss nfs_acl nfsd fscache netfs nfs \
+for m in sunrpc grace lockd auth_rpcgss nfs_acl nfsd netfs fscache nfs \
 	 dns_resolver nfsv4; do
 	insmod kmod/$m.ko
 done
