@@ -16,6 +16,8 @@
 #   # script-args: <script args>    words after the script name
 # Both are split like shell words; @FAKEKERNEL@ becomes the fake kernel tree,
 # @DBGKERNEL@ the newest kernel release whose -dbg package (DWARF) is here,
+# @KERNEL612@ the newest 6.12 kernel release in /boot (not -rt), for
+# tests of what that kernel's BTF resolves,
 # @PROGRAMS@ the test programs built by make check (BUILDDIR/testsuite/
 # programs, BUILDDIR being $TAPIR_BUILDDIR or the directory of STAP).
 # Options that list probes (-l, -L) run without the script file.
@@ -56,6 +58,11 @@ dbgkernel=$(find /usr/lib/debug/boot -maxdepth 1 -name 'vmlinux-*' \
 	    -printf '%f\n' 2>/dev/null | sed 's/^vmlinux-//' | sort -V |
 	    tail -n 1)
 [ -n "$dbgkernel" ] || dbgkernel=no-kernel-debuginfo
+# Likewise a release that is not there when no 6.12 kernel is installed.
+kernel612=$(find /boot -maxdepth 1 -name 'vmlinuz-6.12.*-amd64' \
+	    -printf '%f\n' 2>/dev/null | sed 's/^vmlinuz-//' |
+	    grep -v -e '-rt-' -e '-cloud-' | sort -V | tail -n 1)
+[ -n "$kernel612" ] || kernel612=no-kernel-6.12
 programs=${TAPIR_BUILDDIR:-$(dirname "$stap")}/testsuite/programs
 
 if [ ! -x "$stap" ]; then
@@ -114,11 +121,13 @@ sed_quote()
 norm_fk="s/$(sed_quote "$fakekernel")/@FAKEKERNEL@/g"
 norm_sd="s/$(sed_quote "$srcdir")/@SRCDIR@/g"
 norm_dk="s/$(sed_quote "$dbgkernel")/@DBGKERNEL@/g"
+norm_k612="s/$(sed_quote "$kernel612")/@KERNEL612@/g"
 # first: the build tree may be inside the source tree
 norm_pg="s/$(sed_quote "$programs")/@PROGRAMS@/g"
 normalise()
 {
-	sed -e "$norm_pg" -e "$norm_fk" -e "$norm_sd" -e "$norm_dk" "$1"
+	sed -e "$norm_pg" -e "$norm_fk" -e "$norm_sd" -e "$norm_dk" \
+	    -e "$norm_k612" "$1"
 }
 
 # Append one output section; a missing final newline is made visible
@@ -146,6 +155,7 @@ split_words()
 	local text=$2
 	text=${text//@FAKEKERNEL@/\'$fakekernel\'}
 	text=${text//@DBGKERNEL@/\'$dbgkernel\'}
+	text=${text//@KERNEL612@/\'$kernel612\'}
 	text=${text//@PROGRAMS@/\'$programs\'}
 	eval "$1=($text)"
 }

@@ -360,7 +360,7 @@ stage_kmod()
 
 # stage_run_line NAME: the lines of the run script for one test: its
 # kernel modules ("# kmod: NAME PARAMS..." loaded before the run, "#
-# kmod-file: NAME" only there for the test to load), the command to run
+# kmod-file: NAME..." only there for the test to load), the command to run
 # after it ("# after: CMD"), the one to run once a killed staprun is
 # gone ("# orphan: CMD"), the run, and the removal of those modules
 # afterwards.
@@ -378,7 +378,9 @@ stage_run_line()
 		done
 		printf '\n'
 	fi
-	[ -n "$kfile" ] && stage_kmod "$stage" "$kfile"
+	for a in $kfile; do
+		stage_kmod "$stage" "$a"
+	done
 	after=$(header after "$cases/$name.stp")
 	if [ -n "$after" ]; then
 		after=${after//@PROGRAMS@/$programs}
@@ -407,8 +409,10 @@ stage_run_line()
 		printf ' %s' "$(shell_quote "$a")"
 	done
 	printf '\n'
-	for a in ${kmod:+"${words[0]}"} $kfile; do
-		printf 'u %s\n' "$a"
+	# the modules a test loaded itself go in the reverse order, users
+	# before what they use
+	for a in ${kmod:+"${words[0]}"} $(printf '%s\n' $kfile | tac); do
+		printf 'u %s\n' "${a//-/_}"
 	done
 }
 
