@@ -317,6 +317,10 @@ static int sc_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 	if (!strcmp(e->name, "$syscall")) {
 		argno = 0;
 	} else if (!strcmp(e->name, "$return")) {
+		if (c->at_entry) {
+			prov_error(c, e->loc, "$return has no value at entry");
+			return -1;
+		}
 		if (!p->ret) {
 			prov_error(c, e->loc, "$return is only available in "
 				   ".return probes");
@@ -371,27 +375,31 @@ static bool sc_entry_same(const struct expr *e)
 
 /* @entry(E) in a .return: the call's number and arguments are still in
  * its saved registers at the return, so E over them is E itself.
- * Anything else would need a copy made at the entry, which this
- * family does not keep yet.
+ * Anything else (a time, a string the call may overwrite) is evaluated
+ * at the call's entry into a frame kept for the calling task, and read
+ * from it at the return.
  */
 static int sc_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 			    struct expr *e)
 {
 	const struct sc_probe *p = dp->priv;
+	struct tref *r;
 
 	if (!p->ret) {
 		prov_error(c, e->loc, "@entry is only valid in a .return "
 			   "probe handler");
 		return -1;
 	}
-	if (!sc_entry_same(e->a)) {
-		prov_error(c, e->loc, "@entry in a system call's .return can "
-			   "only read the call's number and arguments "
-			   "($syscall, $arg1 to $arg%d) in this release",
-			   SC_NARGS);
-		return -1;
+	if (sc_entry_same(e->a)) {
+		*e = *e->a;
+		return 0;
 	}
-	*e = *e->a;
+	r = arena_alloc(c->s->arena, sizeof(*r));
+	r->base = TRB_ENTRY;
+	r->slot = dp->entry_exprs.n;
+	r->saved = e->a;
+	e->tref = r;
+	vec_push(c->s->arena, &dp->entry_exprs, e);
 	return 0;
 }
 
@@ -408,6 +416,21 @@ static const struct sc_probe *sc_of(struct vec *dps, int i)
 	return ((struct derived_probe *)dps->items[i])->priv;
 }
 
+static bool sc_saves(struct vec *dps, int i)
+{
+	return ((struct derived_probe *)dps->items[i])->entry_exprs.n > 0;
+}
+
+/* Whether probe i has a row in the entry (ret false) or the return
+ * table: a .return probe that saves values at entry has one in both,
+ * its entry part running at the call's entry.
+ */
+static bool sc_in(struct vec *dps, int i, bool ret)
+{
+	return sc_of(dps, i)->ret == ret ||
+	       (!ret && sc_of(dps, i)->ret && sc_saves(dps, i));
+}
+
 /* first[nr]: how many of the direction's probes are on calls below nr. */
 static void sc_emit_first(struct strbuf *d, struct vec *dps, bool ret,
 			  const char *tag, int max)
@@ -419,29 +442,41 @@ static void sc_emit_first(struct strbuf *d, struct vec *dps, bool ret,
 	for (nr = 0; nr <= max + 1; nr++) {
 		sb_printf(d, "%s%d,", nr % 12 ? " " : "\n\t", k);
 		for (i = 0; nr <= max && i < dps->n; i++)
-			k += sc_of(dps, i)->ret == ret && sc_of(dps, i)->nr == nr;
+			k += sc_in(dps, i, ret) && !sc_of(dps, i)->proc &&
+			     sc_of(dps, i)->nr == nr;
 	}
 	sb_puts(d, "\n};\n\n");
 }
 
 static void sc_emit_probe(struct emitter *em, struct strbuf *d,
-			  struct derived_probe *dp)
+			  struct derived_probe *dp, bool ret)
 {
 	const struct sc_probe *p = dp->priv;
+	bool save = p->ret && !ret;
 
-	sb_printf(d, "\t{ %s, ", emit_probe_ref(em, dp));
-	if (emit_probe_lean(em, dp))
-		sb_printf(d, "stp_probe_%d_lean, ", dp->index);
-	else
-		sb_puts(d, "NULL, ");
-	sb_puts(d, emit_probe_may_print(em, dp) ? "true" : "false");
+	if (save)
+		sb_printf(d, "\t{ &stp_entry_probe_%d, NULL, %s", dp->index,
+			  emit_probe_may_print(em, dp) ? "true" : "false");
+	else {
+		sb_printf(d, "\t{ %s, ", emit_probe_ref(em, dp));
+		if (emit_probe_lean(em, dp))
+			sb_printf(d, "stp_probe_%d_lean, ", dp->index);
+		else
+			sb_puts(d, "NULL, ");
+		sb_puts(d, emit_probe_may_print(em, dp) ? "true" : "false");
+	}
 	if (p->proc)
 		sb_printf(d, ", .proc = true, .pid = %" PRId64, p->pid);
 	if (p->path) {
 		sb_puts(d, ", .path = ");
 		sb_c_string(d, p->path);
 	}
-	sb_printf(d, " },\t/* %s */\n", p->name);
+	if (dp->entry_exprs.n)
+		sb_printf(d, ", .frames = &stp_sc_frames_%d", dp->index);
+	if (save)
+		sb_printf(d, ", .save = true, .data_size = sizeof(struct "
+			  "stp_entry_%d)", dp->index);
+	sb_printf(d, " },\t/* %s%s */\n", p->name, save ? " (entry)" : "");
 }
 
 /* One direction's table: the probes grouped by number, in the script's
@@ -452,12 +487,10 @@ static void sc_emit_probe(struct emitter *em, struct strbuf *d,
 static void sc_emit_table(struct emitter *em, struct strbuf *d,
 			  struct vec *dps, bool ret, const char *tag)
 {
-	int i, nr, max = -1, total = 0;
-
-	int nall = 0;
+	int i, nr, max = -1, total = 0, nall = 0;
 
 	for (i = 0; i < dps->n; i++)
-		if (sc_of(dps, i)->ret == ret) {
+		if (sc_in(dps, i, ret)) {
 			total++;
 			nall += sc_of(dps, i)->proc;
 			if (sc_of(dps, i)->nr > max)
@@ -470,9 +503,11 @@ static void sc_emit_table(struct emitter *em, struct strbuf *d,
 			  "stp_sc_%s_probes[%d] = {\n", tag, total - nall);
 		for (nr = 0; nr <= max; nr++)
 			for (i = 0; i < dps->n; i++)
-				if (sc_of(dps, i)->ret == ret &&
+				if (sc_in(dps, i, ret) &&
+				    !sc_of(dps, i)->proc &&
 				    sc_of(dps, i)->nr == nr)
-					sc_emit_probe(em, d, dps->items[i]);
+					sc_emit_probe(em, d, dps->items[i],
+						      ret);
 		sb_puts(d, "};\n\n");
 		sc_emit_first(d, dps, ret, tag, max);
 	}
@@ -480,15 +515,15 @@ static void sc_emit_table(struct emitter *em, struct strbuf *d,
 		sb_printf(d, "static struct stp_syscall_probe "
 			  "stp_sc_%s_all[%d] = {\n", tag, nall);
 		for (i = 0; i < dps->n; i++)
-			if (sc_of(dps, i)->ret == ret && sc_of(dps, i)->proc)
-				sc_emit_probe(em, d, dps->items[i]);
+			if (sc_in(dps, i, ret) && sc_of(dps, i)->proc)
+				sc_emit_probe(em, d, dps->items[i], ret);
 		sb_puts(d, "};\n\n");
 	}
 	sb_printf(d, "static struct stp_syscall_table stp_sc_%s = {\n", tag);
 	if (total > nall)
 		sb_printf(d, "\t.nr = %d,\n\t.first = stp_sc_%s_first,\n"
-			  "\t.probes = stp_sc_%s_probes,\n", max + 1, tag,
-			  tag);
+			  "\t.probes = stp_sc_%s_probes,\n\t.nprobes = %d,\n",
+			  max + 1, tag, tag, total - nall);
 	if (nall)
 		sb_printf(d, "\t.all = stp_sc_%s_all,\n\t.nall = %d,\n",
 			  tag, nall);
@@ -500,7 +535,7 @@ static bool sc_any(struct vec *dps, bool ret)
 	int i;
 
 	for (i = 0; i < dps->n; i++)
-		if (sc_of(dps, i)->ret == ret)
+		if (sc_in(dps, i, ret))
 			return true;
 	return false;
 }
@@ -509,7 +544,15 @@ static void sc_emit_group(struct emitter *em, struct vec *dps)
 {
 	struct strbuf *d = emit_out(em, EMIT_DECLS);
 	bool enter = sc_any(dps, false), exit = sc_any(dps, true);
+	int i;
 
+	/* the frames of the values saved at entry, allocated at start */
+	for (i = 0; i < dps->n; i++)
+		if (sc_saves(dps, i))
+			sb_printf(d, "static struct stp_uframes "
+				  "*stp_sc_frames_%d;\n",
+				  ((struct derived_probe *)
+				   dps->items[i])->index);
 	sc_emit_table(em, d, dps, false, "enter");
 	sc_emit_table(em, d, dps, true, "exit");
 	sb_printf(emit_out(em, EMIT_START),
@@ -539,6 +582,8 @@ const struct provider syscall_provider = {
 	.build = sc_build,
 	.resolve_target = sc_resolve_target,
 	.resolve_entry = sc_resolve_entry,
+	.entry_data = "c->edata",
+	.entry_type = "STP_PROBE_TRACEPOINT",
 	.list_vars = sc_list_vars,
 	.emit_group = sc_emit_group,
 	.probe_type = sc_probe_type,
