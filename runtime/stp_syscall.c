@@ -219,6 +219,24 @@ static int _stp_sc_frames_new(const struct stp_syscall_table *t)
 	return 0;
 }
 
+void _stp_sc_set_arg(struct context *c, int n, u64 v)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+
+	switch (n) {
+	case 1: regs->di = v; break;
+	case 2: regs->si = v; break;
+	case 3: regs->dx = v; break;
+	case 4: regs->r10 = v; break;
+	case 5: regs->r8 = v; break;
+	case 6: regs->r9 = v; break;
+	case 7: regs->ax = v; break;
+	default: return;
+	}
+	/* the hit's copy, which the probes after this one read */
+	((u64 *)c->targs)[n] = v;
+}
+
 int _stp_syscalls_register(struct stp_syscall_table *enter,
 			   struct stp_syscall_table *exit)
 {

@@ -55,4 +55,12 @@ int _stp_syscalls_register(struct stp_syscall_table *enter,
 			   struct stp_syscall_table *exit);
 void _stp_syscalls_unregister(void);
 
+struct context;
+/* A guru-mode write of argument n (1 to 6, by the system call ABI) at a
+ * call's entry, or of its return value (n 7) at its return: into the
+ * task's registers, which the call (or the caller) then reads, and into
+ * the values the probes of this hit read.
+ */
+void _stp_sc_set_arg(struct context *c, int n, u64 v);
+
 #endif

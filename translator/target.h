@@ -46,6 +46,9 @@ struct tref {
 	enum tref_base base;
 	const char *reg;		/* TRB_REG: "di" ...; TRB_STRING */
 	int argno;			/* TRB_TARG */
+	bool sc_arg;			/* TRB_TARG: a system call's argument
+					 * or return value, which a write
+					 * changes in the task's registers */
 	int64_t value;			/* TRB_CONSTV */
 	long sp_off;			/* TRB_MEM */
 	const struct ktype *type;	/* of the base */

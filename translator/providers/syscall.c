@@ -13,6 +13,7 @@
 #include "../session.h"
 #include "../target.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -41,6 +42,11 @@ struct sc_probe {
 	bool proc;		/* process[(...)].syscall */
 	int64_t pid;		/* process(PID), or 0 */
 	const char *path;	/* process("PATH"), or NULL */
+	/* the call's C parameters, $NAME for $argN, looked up on first
+	 * use of a name: NULL when none was found
+	 */
+	bool proto_tried;
+	const struct kfunc *proto;
 };
 
 /* Numbers above this are not native system calls (x32 starts at 2^30). */
@@ -298,6 +304,167 @@ static void sc_alternatives(struct strbuf *sb, const struct sc_probe *p)
 		sb_puts(sb, " $return:long");
 }
 
+/* ------------------------------------------------------------------ */
+/* The calls' C parameters                                            */
+
+/* The kernel's include/linux/syscalls.h: in the build tree, its source
+ * link, or the tree its Makefile includes (Debian's -common package).
+ */
+static char *sc_header(struct session *s)
+{
+	const char *b = s->opt.kernel_build_dir;
+	const char *dirs[2] = { b, arena_printf(s->arena, "%s/source", b) };
+	char *text, *mk, *inc, *end;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		text = read_file(arena_printf(s->arena, "%s/include/linux/"
+					      "syscalls.h", dirs[i]), NULL);
+		if (text)
+			return text;
+	}
+	mk = read_file(arena_printf(s->arena, "%s/Makefile", b), NULL);
+	inc = mk ? strstr(mk, "include /") : NULL;
+	if (!inc) {
+		free(mk);
+		return NULL;
+	}
+	inc += 8;
+	end = inc + strcspn(inc, " \t\n");
+	if (end - inc > 9 && !strncmp(end - 9, "/Makefile", 9))
+		end -= 9;
+	text = read_file(arena_printf(s->arena, "%.*s/include/linux/"
+				      "syscalls.h", (int)(end - inc), inc),
+			 NULL);
+	free(mk);
+	return text;
+}
+
+/* The type a prototype writes, as the type source knows it: qualifiers
+ * and __user dropped, pointers kept; a plain long when it is unknown.
+ */
+static const struct ktype *sc_ctype(struct session *s, const struct ksrc *src,
+				    const char *text, size_t n)
+{
+	struct strbuf sb;
+	const struct ktype *t = NULL;
+	const char *p = text, *end = text + n;
+	int stars = 0;
+
+	sb_init(&sb);
+	while (p < end) {
+		const char *w = p;
+
+		if (*p == '*') {
+			stars++;
+			p++;
+			continue;
+		}
+		if (!isalnum((unsigned char)*p) && *p != '_') {
+			p++;
+			continue;
+		}
+		while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+			p++;
+		if ((p - w == 5 && !strncmp(w, "const", 5)) ||
+		    (p - w == 6 && !strncmp(w, "__user", 6)) ||
+		    (p - w == 8 && !strncmp(w, "volatile", 8)))
+			continue;
+		sb_printf(&sb, "%s%.*s", sb.len ? " " : "", (int)(p - w), w);
+	}
+	if (src && sb.len && src->ops->type_by_name(src, sb.buf, &t))
+		t = NULL;
+	sb_free(&sb);
+	if (!t)
+		return stars ? target_pointer_to(s->arena, &sc_long) :
+			       &sc_long;
+	while (stars--)
+		t = target_pointer_to(s->arena, t);
+	return t;
+}
+
+/* sys_NAME's prototype in syscalls.h: its parameters' names and types. */
+static struct kfunc *sc_header_proto(struct session *s,
+				     const struct ksrc *src, const char *name)
+{
+	char *text = sc_header(s);
+	const char *key = arena_printf(s->arena, " sys_%s(", name);
+	const char *p, *q, *close;
+	struct kfunc *f;
+
+	p = text ? strstr(text, key) : NULL;
+	close = p ? strchr(p, ')') : NULL;
+	if (!close) {
+		free(text);
+		return NULL;
+	}
+	f = arena_alloc(s->arena, sizeof(*f));
+	f->name = arena_printf(s->arena, "sys_%s", name);
+	f->ret = &sc_long;
+	for (p += strlen(key); p < close && f->nparams < SC_NARGS; p = q + 1) {
+		const char *e, *w;
+
+		q = memchr(p, ',', (size_t)(close - p));
+		if (!q)
+			q = close;
+		for (e = q; e > p && !isalnum((unsigned char)e[-1]) &&
+		     e[-1] != '_'; e--)
+			;
+		for (w = e; w > p && (isalnum((unsigned char)w[-1]) ||
+				      w[-1] == '_'); w--)
+			;
+		if (w == e || (e - w == 4 && !strncmp(w, "void", 4)))
+			break;
+		f->params[f->nparams].name = arena_strndup(s->arena, w,
+							   (size_t)(e - w));
+		f->params[f->nparams++].type =
+			sc_ctype(s, src, p, (size_t)(w - p));
+	}
+	free(text);
+	return f;
+}
+
+/* The call's parameters: the definition's own (__do_sys_NAME in the
+ * kernel's DWARF or BTF, when it is there), else the prototype of the
+ * kernel's headers; NULL when neither knows the call.  Nothing is
+ * reported: the caller says what was not found.
+ */
+static const struct kfunc *sc_proto(struct prov_ctx *c, struct sc_probe *p)
+{
+	struct prov_ctx q = *c;
+	const struct ksrc *src;
+	struct kfunc *f;
+
+	if (p->proto_tried)
+		return p->proto;
+	p->proto_tried = true;
+	q.quiet = true;
+	src = target_kernel_types(&q, (struct loc){ 0 });
+	f = arena_alloc(c->s->arena, sizeof(*f));
+	if (src && !src->ops->func(src, arena_printf(c->s->arena,
+				   "__do_sys_%s", p->name), f) &&
+	    f->nparams <= SC_NARGS)
+		p->proto = f;
+	else
+		p->proto = sc_header_proto(c->s, src, p->name);
+	return p->proto;
+}
+
+/* $NAME, a parameter of the call: its argument register, typed. */
+static int sc_param(struct prov_ctx *c, struct sc_probe *p, const char *name,
+		    const struct ktype **type)
+{
+	const struct kfunc *f = p->proc ? NULL : sc_proto(c, p);
+	int i;
+
+	for (i = 0; f && i < f->nparams; i++)
+		if (*f->params[i].name && !strcmp(f->params[i].name, name + 1)) {
+			*type = f->params[i].type;
+			return i + 1;
+		}
+	return -1;
+}
+
 /* $argN: N from 1 to 6, written without leading zeros. */
 static int sc_argno(const char *name)
 {
@@ -310,7 +477,8 @@ static int sc_argno(const char *name)
 static int sc_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 			     struct expr *e)
 {
-	const struct sc_probe *p = dp->priv;
+	struct sc_probe *p = dp->priv;
+	const struct ktype *type = &sc_long;
 	struct tref *r;
 	int argno = sc_argno(e->name);
 
@@ -327,11 +495,14 @@ static int sc_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 			return -1;
 		}
 		argno = SC_TARG_RETURN;
-	} else if (argno < 0) {
+	} else if (argno < 0 &&
+		   (argno = sc_param(c, p, e->name, &type)) < 0) {
 		struct strbuf sb;
 
 		sb_init(&sb);
 		sc_alternatives(&sb, p);
+		if (p->proto)
+			target_list_params(&sb, p->proto);
 		prov_error(c, e->loc, "unable to find '%s' at %s "
 			   "(alternatives:%s)", e->name, dp->name, sb.buf);
 		sb_free(&sb);
@@ -340,7 +511,9 @@ static int sc_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 	r = arena_alloc(c->s->arena, sizeof(*r));
 	r->base = TRB_TARG;
 	r->argno = argno;
-	r->type = r->final = &sc_long;
+	r->type = r->final = type;
+	/* the arguments at entry, the value at the return */
+	r->sc_arg = !p->proc && argno && (argno == SC_TARG_RETURN) == p->ret;
 	return target_bind(c, e, r);
 }
 
