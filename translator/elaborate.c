@@ -672,6 +672,17 @@ static void resolve_defined(struct scope *sc, struct expr *e)
 
 		resolve_target_ctx(sc, clone_expr(sc->el->s->arena, t), &ctx);
 		ok = !ctx.errors;
+	} else if (t && t->kind == EX_ENTRY && t->a &&
+		   t->a->kind == EX_TARGET && !sc->in_cond && !sc->in_entry &&
+		   sc->dp && sc->dp->prov->resolve_target) {
+		/* @defined(@entry($x)): $x as it is at the entry */
+		struct prov_ctx ctx = { sc->el->s, true, 0, false, true };
+
+		sc->in_entry = true;
+		resolve_target_ctx(sc, clone_expr(sc->el->s->arena, t->a),
+				   &ctx);
+		sc->in_entry = false;
+		ok = !ctx.errors;
 	} else {
 		resolve_expr(sc, t);
 		return;
