@@ -39,6 +39,10 @@ struct prov_ctx {
 	int errors;
 	bool optional;		/* the point is optional ('?' or '!') */
 	bool at_entry;		/* resolving inside @entry(...) */
+	/* when set, errors belong to it (a target expression's): shown
+	 * only if its code survives elision, as the established tool does
+	 */
+	struct diag_hold *held;
 };
 
 struct provider {

@@ -192,7 +192,10 @@ void prov_error(struct prov_ctx *c, struct loc loc, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = arena_vprintf(c->s->arena, fmt, ap);
 	va_end(ap);
-	diag_error(c->s, loc, "%s", msg);
+	if (c->held)
+		diag_error_held(c->s, c->held, loc, "%s", msg);
+	else
+		diag_error(c->s, loc, "%s", msg);
 }
 
 enum pat_arg pp_arg_kind(const struct expr *arg)
