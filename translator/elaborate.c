@@ -639,7 +639,7 @@ static void resolve_target(struct scope *sc, struct expr *e)
 {
 	struct diag_hold *held = arena_alloc(sc->el->s->arena, sizeof(*held));
 	struct prov_ctx ctx = { sc->el->s, false, 0, false, sc->in_entry,
-				sc->in_cond ? NULL : held };
+				sc->in_cond ? NULL : held, NULL };
 
 	resolve_target_ctx(sc, e, &ctx);
 	if (held->n)
@@ -694,7 +694,7 @@ static void elab_report_held(struct session *s)
  */
 static void resolve_entry(struct scope *sc, struct expr *e)
 {
-	struct prov_ctx ctx = { sc->el->s, false, 0, false, true, NULL };
+	struct prov_ctx ctx = { sc->el->s, false, 0, false, true, NULL, NULL };
 	bool old = sc->in_entry;
 
 	if (sc->in_entry) {
@@ -727,7 +727,7 @@ static void resolve_defined(struct scope *sc, struct expr *e)
 	} else if (t && t->kind == EX_TARGET && !sc->in_cond) {
 		/* resolved quietly on a copy: defined if that works */
 		struct prov_ctx ctx = { sc->el->s, true, 0, false,
-					sc->in_entry, NULL };
+					sc->in_entry, NULL, NULL };
 
 		resolve_target_ctx(sc, clone_expr(sc->el->s->arena, t), &ctx);
 		ok = !ctx.errors;
@@ -735,7 +735,7 @@ static void resolve_defined(struct scope *sc, struct expr *e)
 		   t->a->kind == EX_TARGET && !sc->in_cond && !sc->in_entry &&
 		   sc->dp && sc->dp->prov->resolve_target) {
 		/* @defined(@entry($x)): $x as it is at the entry */
-		struct prov_ctx ctx = { sc->el->s, true, 0, false, true, NULL };
+		struct prov_ctx ctx = { sc->el->s, true, 0, false, true, NULL, NULL };
 
 		sc->in_entry = true;
 		resolve_target_ctx(sc, clone_expr(sc->el->s->arena, t->a),
@@ -1125,7 +1125,8 @@ static int make_derived(struct xp *x, const struct provider *prov,
 			struct probe_point *u)
 {
 	struct session *s = x->el->s;
-	struct prov_ctx ctx = { s, x->quiet > 0, 0, x->optional, false, NULL };
+	struct prov_ctx ctx = { s, x->quiet > 0, 0, x->optional, false, NULL,
+				NULL };
 	struct vec pts = { 0 };
 	int i, n, made = 0;
 
@@ -1158,7 +1159,7 @@ static int make_one(struct xp *x, const struct provider *prov,
 	struct session *s = x->el->s;
 	struct derived_probe *dp = arena_alloc(s->arena, sizeof(*dp));
 	struct prov_ctx ctx = { s, x->quiet > 0, 0,
-				x->optional || u->optional, false, NULL };
+				x->optional || u->optional, false, NULL, NULL };
 	int k;
 
 	dp->orig = x->user;

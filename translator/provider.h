@@ -43,6 +43,8 @@ struct prov_ctx {
 	 * only if its code survives elision, as the established tool does
 	 */
 	struct diag_hold *held;
+	/* quiet mode: the first error's text is kept here when set */
+	struct strbuf *why;
 };
 
 struct provider {

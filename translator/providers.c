@@ -187,11 +187,15 @@ void prov_error(struct prov_ctx *c, struct loc loc, const char *fmt, ...)
 	char *msg;
 
 	c->errors++;
-	if (c->quiet)
+	if (c->quiet && !(c->why && !c->why->len))
 		return;
 	va_start(ap, fmt);
 	msg = arena_vprintf(c->s->arena, fmt, ap);
 	va_end(ap);
+	if (c->quiet) {
+		sb_puts(c->why, msg);
+		return;
+	}
 	if (c->held)
 		diag_error_held(c->s, c->held, loc, "%s", msg);
 	else
