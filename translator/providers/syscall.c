@@ -739,7 +739,7 @@ static const char *sc_probe_type(const struct derived_probe *dp)
 {
 	const struct sc_probe *p = dp->priv;
 
-	return p->proc ? "STP_PROBE_PROCESS_SYSCALL" : "STP_PROBE_TRACEPOINT";
+	return p->proc ? "STP_PROBE_PROCESS_SYSCALL" : "STP_PROBE_SYSCALL";
 }
 
 static const char *const sc_patterns[] = {
@@ -756,7 +756,7 @@ const struct provider syscall_provider = {
 	.resolve_target = sc_resolve_target,
 	.resolve_entry = sc_resolve_entry,
 	.entry_data = "c->edata",
-	.entry_type = "STP_PROBE_TRACEPOINT",
+	.entry_type = "STP_PROBE_SYSCALL",
 	.list_vars = sc_list_vars,
 	.emit_group = sc_emit_group,
 	.probe_type = sc_probe_type,
