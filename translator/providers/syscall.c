@@ -264,6 +264,8 @@ static int sc_build_process(struct prov_ctx *c, struct derived_probe *dp,
 	return 0;
 }
 
+static const struct kfunc *sc_proto(struct prov_ctx *c, struct sc_probe *p);
+
 static int sc_build(struct prov_ctx *c, struct derived_probe *dp)
 {
 	const struct pp_comp *comp = sc_comp(dp->pp);
@@ -290,6 +292,9 @@ static int sc_build(struct prov_ctx *c, struct derived_probe *dp)
 	p->name = e->name;
 	p->nr = e->nr;
 	p->ret = !strcmp(last->functor, "return");
+	/* stap -L lists the parameters too */
+	if (c->s->opt.list_vars)
+		sc_proto(c, p);
 	return 0;
 }
 
@@ -578,7 +583,11 @@ static int sc_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 
 static void sc_list_vars(const struct derived_probe *dp, struct strbuf *sb)
 {
-	sc_alternatives(sb, dp->priv);
+	const struct sc_probe *p = dp->priv;
+
+	sc_alternatives(sb, p);
+	if (p->proto)
+		target_list_params(sb, p->proto);
 }
 
 /* ------------------------------------------------------------------ */
