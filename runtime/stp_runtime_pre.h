@@ -28,4 +28,27 @@
 
 #include "stp_limits.h"
 
+/* Kernel functions that newer kernels removed but embedded C written
+ * for older ones still calls (the STAPCONF_ facts say which are there).
+ */
+#ifndef STAPCONF_STRLCPY
+/* the length of src, and at most size - 1 bytes of it copied to dst,
+ * NUL-terminated when size is not 0
+ */
+static inline size_t __maybe_unused _stp_strlcpy(char *dst, const char *src,
+						 size_t size)
+{
+	size_t len = strlen(src);
+
+	if (size) {
+		size_t n = len < size - 1 ? len : size - 1;
+
+		memcpy(dst, src, n);
+		dst[n] = '\0';
+	}
+	return len;
+}
+#define strlcpy _stp_strlcpy
+#endif
+
 #endif

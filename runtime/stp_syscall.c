@@ -8,14 +8,54 @@
 #include <linux/sched/mm.h>
 #include <asm/syscall.h>
 
+#include "stp_uframe.h"
+
 static struct stp_syscall_table *_stp_sc_enter;
 static struct stp_syscall_table *_stp_sc_exit;
 static struct stp_tracepoint _stp_sc_tps[2];
 static int _stp_sc_ntps;
 
+/* A .return probe's entry part (sp->save), or its return part: the
+ * frame of values saved at entry, by task (a task is in one system
+ * call at a time, so an older frame of its own never returned: exit,
+ * or a probe started in the middle of the call).
+ */
+static noinline void _stp_sc_framed(const struct stp_syscall_probe *sp,
+				    const u64 *args)
+{
+	struct stp_uframes *fs = *sp->frames;
+	struct stp_uframe *f;
+	int rc;
+
+	if (sp->save) {
+		f = _stp_uframe_claim(fs, current, 0);
+		if (!f) {
+			_stp_probe_skipped_why(STP_SKIP_OTHER);
+			return;
+		}
+		rc = __stp_probe_run_w(sp->probe, sp->probe->handler, NULL,
+				       NULL, args, STAP_SESSION_RUNNING,
+				       sp->may_print, 1,
+				       _stp_uframe_data(fs, f));
+		_stp_uframe_done(fs, f, !rc);
+		return;
+	}
+	f = _stp_uframe_find(fs, current, 0);
+	if (!f)
+		return;
+	__stp_probe_run_w(sp->probe, sp->probe->handler, NULL, NULL, args,
+			  STAP_SESSION_RUNNING, sp->may_print, 1,
+			  _stp_uframe_data(fs, f));
+	_stp_uframe_done(fs, f, false);
+}
+
 static __always_inline void _stp_sc_one(const struct stp_syscall_probe *sp,
 					const u64 *args)
 {
+	if (unlikely(sp->frames)) {
+		_stp_sc_framed(sp, args);
+		return;
+	}
 	/* a lean handler reads no value, not even when sampled */
 	if (sp->lean)
 		__stp_probe_run_lean(sp->probe, sp->lean, NULL, NULL, args,
@@ -149,6 +189,54 @@ static int _stp_sc_programs(struct stp_syscall_table *t)
 	return 0;
 }
 
+/* The frames of the .return probes that save values at entry, through
+ * their rows in the entry table (may sleep).
+ */
+static void _stp_sc_frames_free(const struct stp_syscall_table *t)
+{
+	const struct stp_syscall_probe *sp;
+	int i;
+
+	for (i = 0; t && i < t->nprobes + t->nall; i++) {
+		sp = i < t->nprobes ? &t->probes[i] : &t->all[i - t->nprobes];
+		if (sp->save) {
+			_stp_uframes_free(*sp->frames);
+			*sp->frames = NULL;
+		}
+	}
+}
+
+static int _stp_sc_frames_new(const struct stp_syscall_table *t)
+{
+	const struct stp_syscall_probe *sp;
+	int i;
+
+	for (i = 0; t && i < t->nprobes + t->nall; i++) {
+		sp = i < t->nprobes ? &t->probes[i] : &t->all[i - t->nprobes];
+		if (sp->save && !(*sp->frames = _stp_uframes_new(sp->data_size)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void _stp_sc_set_arg(struct context *c, int n, u64 v)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+
+	switch (n) {
+	case 1: regs->di = v; break;
+	case 2: regs->si = v; break;
+	case 3: regs->dx = v; break;
+	case 4: regs->r10 = v; break;
+	case 5: regs->r8 = v; break;
+	case 6: regs->r9 = v; break;
+	case 7: regs->ax = v; break;
+	default: return;
+	}
+	/* the hit's copy, which the probes after this one read */
+	((u64 *)c->targs)[n] = v;
+}
+
 int _stp_syscalls_register(struct stp_syscall_table *enter,
 			   struct stp_syscall_table *exit)
 {
@@ -157,7 +245,9 @@ int _stp_syscalls_register(struct stp_syscall_table *enter,
 	_stp_sc_enter = enter;
 	_stp_sc_exit = exit;
 	_stp_sc_ntps = 0;
-	rc = _stp_sc_programs(enter);
+	rc = _stp_sc_frames_new(enter);
+	if (!rc)
+		rc = _stp_sc_programs(enter);
 	if (!rc)
 		rc = _stp_sc_programs(exit);
 	if (rc)
@@ -173,6 +263,7 @@ fail:
 	_stp_sc_ntps = 0;
 	_stp_sc_let_go(enter);
 	_stp_sc_let_go(exit);
+	_stp_sc_frames_free(enter);
 	return rc;
 }
 
@@ -185,4 +276,5 @@ void _stp_syscalls_unregister(void)
 	_stp_sc_ntps = 0;
 	_stp_sc_let_go(_stp_sc_enter);
 	_stp_sc_let_go(_stp_sc_exit);
+	_stp_sc_frames_free(_stp_sc_enter);
 }

@@ -25,6 +25,14 @@ struct stp_syscall_probe {
 	pid_t pid;
 	const char *path;
 	struct inode *inode;	/* runtime-private: path's, while attached */
+	/* a .return probe that reads values saved at entry: its row in
+	 * the entry table (save) fills a frame of *frames, data_size bytes,
+	 * for the calling task; its row in the return table finds it, and
+	 * runs only when there is one
+	 */
+	bool save;
+	struct stp_uframes **frames;
+	size_t data_size;
 };
 
 /* One direction (entry or return): the probes on system call nr are
@@ -35,6 +43,7 @@ struct stp_syscall_table {
 	int nr;
 	const u16 *first;
 	const struct stp_syscall_probe *probes;
+	int nprobes;
 	struct stp_syscall_probe *all;
 	int nall;
 };
@@ -45,5 +54,13 @@ struct stp_syscall_table {
 int _stp_syscalls_register(struct stp_syscall_table *enter,
 			   struct stp_syscall_table *exit);
 void _stp_syscalls_unregister(void);
+
+struct context;
+/* A guru-mode write of argument n (1 to 6, by the system call ABI) at a
+ * call's entry, or of its return value (n 7) at its return: into the
+ * task's registers, which the call (or the caller) then reads, and into
+ * the values the probes of this hit read.
+ */
+void _stp_sc_set_arg(struct context *c, int n, u64 v);
 
 #endif

@@ -55,6 +55,8 @@ enum stp_probe_type {
 	STP_PROBE_HWBKPT,
 	STP_PROBE_PROCESS,		/* task finder: begin/end/thread.* */
 	STP_PROBE_PROCESS_SYSCALL,	/* process.syscall[.return] */
+	STP_PROBE_SYSCALL,		/* kernel.syscall[.return]: c->targs
+					 * holds the number and arguments */
 	STP_PROBE_NTYPES,
 };
 

@@ -146,6 +146,8 @@ struct expr {
 	struct vardecl *var;		/* EX_SYM, and EX_INDEX/EX_IN base */
 	struct func *func;		/* EX_CALL */
 	bool is_literal_fold;		/* produced by constant folding */
+	struct diag_hold *held;		/* EX_TARGET: its resolution's errors,
+					 * shown if it survives elision */
 };
 
 enum stmt_kind {

@@ -9,6 +9,17 @@
 
 static struct strbuf *sink;
 
+/* Diagnostics queued between diag_queue_begin and diag_queue_flush. */
+struct queued {
+	char *text;
+	struct diag_hold *hold;	/* NULL: always shown */
+};
+
+static struct queued *queue;
+static size_t nqueue, queue_cap;
+static bool queuing;
+static struct diag_hold *holding;	/* owner of the report in progress */
+
 void diag_set_sink(struct strbuf *sb)
 {
 	sink = sb;
@@ -33,6 +44,15 @@ void diag_init(struct session *s)
 
 static void emit(const char *text)
 {
+	if (queuing) {
+		if (nqueue == queue_cap) {
+			queue_cap = queue_cap ? queue_cap * 2 : 16;
+			queue = xrealloc(queue, queue_cap * sizeof(*queue));
+		}
+		queue[nqueue].text = xstrdup(text);
+		queue[nqueue++].hold = holding;
+		return;
+	}
 	if (sink)
 		sb_puts(sink, text);
 	else
@@ -122,6 +142,41 @@ void diag_error(struct session *s, struct loc loc, const char *fmt, ...)
 	va_start(ap, fmt);
 	report(s, &loc, "error", fmt, ap);
 	va_end(ap);
+}
+
+void diag_error_held(struct session *s, struct diag_hold *h, struct loc loc,
+		     const char *fmt, ...)
+{
+	va_list ap;
+
+	h->n++;
+	if (!queuing && too_many(s))
+		return;
+	holding = queuing ? h : NULL;
+	va_start(ap, fmt);
+	report(s, &loc, "error", fmt, ap);
+	va_end(ap);
+	holding = NULL;
+}
+
+void diag_queue_begin(struct session *s)
+{
+	(void)s;
+	queuing = true;
+}
+
+void diag_queue_flush(struct session *s)
+{
+	size_t i;
+
+	queuing = false;
+	for (i = 0; i < nqueue; i++) {
+		if (!queue[i].hold ||
+		    (queue[i].hold->live && !too_many(s)))
+			emit(queue[i].text);
+		free(queue[i].text);
+	}
+	nqueue = 0;
 }
 
 void diag_error_noloc(struct session *s, const char *fmt, ...)

@@ -39,6 +39,22 @@ void diag_warn_noloc(struct session *s, const char *fmt, ...)
 void diag_note(struct session *s, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Errors that count only if their code is kept: queued with the other
+ * diagnostics between diag_queue_begin and diag_queue_flush, which
+ * shows them where they were found if live was set by then (and
+ * counts them), or drops them.  Outside a queue they are shown at once.
+ */
+struct diag_hold {
+	bool live;
+	int n;			/* errors held */
+};
+
+void diag_error_held(struct session *s, struct diag_hold *h, struct loc loc,
+		     const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void diag_queue_begin(struct session *s);
+void diag_queue_flush(struct session *s);
+
 /* Redirect diagnostics into a buffer (tests, fuzzing); NULL = stderr. */
 void diag_set_sink(struct strbuf *sb);
 /* Cap on errors printed per run before "too many errors" stops the pass. */

@@ -480,7 +480,11 @@ static void target_rerror(struct scope *sc, struct prov_ctx *ctx,
 			  struct loc loc, const char *msg)
 {
 	ctx->errors++;
-	if (!ctx->quiet)
+	if (ctx->quiet)
+		return;
+	if (ctx->held)
+		diag_error_held(sc->el->s, ctx->held, loc, "%s", msg);
+	else
 		rerror(sc->el, loc, "%s", msg);
 }
 
@@ -626,11 +630,63 @@ static void resolve_target_ctx(struct scope *sc, struct expr *e,
 		prov->resolve_target(ctx, sc->dp, e);
 }
 
+/* What cannot be resolved is kept with the expression and reported
+ * only if it survives elision (elab_report_held): a $var in an unused
+ * function or a dead assignment is no error, as in the established
+ * tool.  Probe conditions are checked at once.
+ */
 static void resolve_target(struct scope *sc, struct expr *e)
 {
-	struct prov_ctx ctx = { sc->el->s, false, 0, false, sc->in_entry };
+	struct diag_hold *held = arena_alloc(sc->el->s->arena, sizeof(*held));
+	struct prov_ctx ctx = { sc->el->s, false, 0, false, sc->in_entry,
+				sc->in_cond ? NULL : held, NULL };
 
 	resolve_target_ctx(sc, e, &ctx);
+	if (held->n)
+		e->held = held;
+}
+
+static bool held_cb(struct elab_walk *w, struct expr *e)
+{
+	if (e->held)
+		*(bool *)w->arg = true;
+	return true;
+}
+
+static bool has_held(struct expr *e)
+{
+	bool found = false;
+	struct elab_walk w = { held_cb, NULL, &found };
+
+	elab_walk_expr(&w, e);
+	return found;
+}
+
+static bool live_cb(struct elab_walk *w, struct expr *e)
+{
+	(void)w;
+	if (e->held)
+		e->held->live = true;
+	return true;
+}
+
+/* The held errors of the code that is left are shown, in the order
+ * they were found among the others.
+ */
+static void elab_report_held(struct session *s)
+{
+	struct elab_walk w = { live_cb, NULL, s };
+	int i;
+
+	for (i = 0; i < s->probes.n; i++) {
+		struct derived_probe *dp = s->probes.items[i];
+
+		elab_walk_expr(&w, dp->cond);
+		elab_walk_stmt(&w, dp->body);
+	}
+	for (i = 0; i < s->functions.n; i++)
+		elab_walk_stmt(&w, ((struct func *)s->functions.items[i])->body);
+	diag_queue_flush(s);
 }
 
 /* @entry(x): x is resolved as at the function's entry and saved there
@@ -638,7 +694,7 @@ static void resolve_target(struct scope *sc, struct expr *e)
  */
 static void resolve_entry(struct scope *sc, struct expr *e)
 {
-	struct prov_ctx ctx = { sc->el->s, false, 0, false, true };
+	struct prov_ctx ctx = { sc->el->s, false, 0, false, true, NULL, NULL };
 	bool old = sc->in_entry;
 
 	if (sc->in_entry) {
@@ -648,6 +704,9 @@ static void resolve_entry(struct scope *sc, struct expr *e)
 	sc->in_entry = true;
 	resolve_expr(sc, e->a);
 	sc->in_entry = old;
+	/* nothing to save while its errors wait for elision */
+	if (has_held(e->a))
+		return;
 	if (!sc->dp || !sc->dp->prov->resolve_entry) {
 		rerror(sc->el, e->loc, "@entry is only valid in a .return "
 		       "probe handler");
@@ -668,9 +727,20 @@ static void resolve_defined(struct scope *sc, struct expr *e)
 	} else if (t && t->kind == EX_TARGET && !sc->in_cond) {
 		/* resolved quietly on a copy: defined if that works */
 		struct prov_ctx ctx = { sc->el->s, true, 0, false,
-					sc->in_entry };
+					sc->in_entry, NULL, NULL };
 
 		resolve_target_ctx(sc, clone_expr(sc->el->s->arena, t), &ctx);
+		ok = !ctx.errors;
+	} else if (t && t->kind == EX_ENTRY && t->a &&
+		   t->a->kind == EX_TARGET && !sc->in_cond && !sc->in_entry &&
+		   sc->dp && sc->dp->prov->resolve_target) {
+		/* @defined(@entry($x)): $x as it is at the entry */
+		struct prov_ctx ctx = { sc->el->s, true, 0, false, true, NULL, NULL };
+
+		sc->in_entry = true;
+		resolve_target_ctx(sc, clone_expr(sc->el->s->arena, t->a),
+				   &ctx);
+		sc->in_entry = false;
 		ok = !ctx.errors;
 	} else {
 		resolve_expr(sc, t);
@@ -1055,7 +1125,8 @@ static int make_derived(struct xp *x, const struct provider *prov,
 			struct probe_point *u)
 {
 	struct session *s = x->el->s;
-	struct prov_ctx ctx = { s, x->quiet > 0, 0, x->optional, false };
+	struct prov_ctx ctx = { s, x->quiet > 0, 0, x->optional, false, NULL,
+				NULL };
 	struct vec pts = { 0 };
 	int i, n, made = 0;
 
@@ -1088,7 +1159,7 @@ static int make_one(struct xp *x, const struct provider *prov,
 	struct session *s = x->el->s;
 	struct derived_probe *dp = arena_alloc(s->arena, sizeof(*dp));
 	struct prov_ctx ctx = { s, x->quiet > 0, 0,
-				x->optional || u->optional, false };
+				x->optional || u->optional, false, NULL, NULL };
 	int k;
 
 	dp->orig = x->user;
@@ -1778,13 +1849,16 @@ int elaborate(struct session *s)
 {
 	int errors = s->errors;
 
-	if (elab_resolve(s) < 0 || s->errors > errors)
+	diag_queue_begin(s);
+	if (elab_resolve(s) < 0 || s->errors > errors) {
+		elab_report_held(s);
 		return -1;
-	if (!s->opt.unoptimized) {
-		elab_elide(s);
-		if (s->errors > errors)
-			return -1;
 	}
+	if (!s->opt.unoptimized)
+		elab_elide(s);
+	elab_report_held(s);
+	if (s->errors > errors)
+		return -1;
 	if (elab_types(s) < 0 || s->errors > errors)
 		return -1;
 	if (elab_check(s) < 0 || s->errors > errors)

@@ -1394,7 +1394,10 @@ static void gen_target_write(struct emitter *em, struct strbuf *o,
 		/* the register takes the value as the type extends it */
 		sb_printf(o, "%s = (u64)%s; ", v, value_var);
 		gen_tconvert(o, r->final, 0, 0, v);
-		if (r->base == TRB_RETURN)
+		if (r->base == TRB_TARG)
+			sb_printf(o, "_stp_sc_set_arg(c, %d, %s); ", r->argno,
+				  v);
+		else if (r->base == TRB_RETURN)
 			sb_printf(o, "regs_set_return_value(%s, "
 				  "(unsigned long)%s); ", tregs(r), v);
 		else if (r->base == TRB_TARG)

@@ -38,6 +38,11 @@ static const struct conf_probe conf_probes[] = {
 	  "#include <linux/timer.h>\n"
 	  "void t(struct timer_list *l);\n"
 	  "void t(struct timer_list *l) { timer_delete_sync(l); }\n" },
+	/* removed in 6.8; embedded C written before still calls it */
+	{ "STAPCONF_STRLCPY",
+	  "#include <linux/string.h>\n"
+	  "size_t t(char *d, const char *s);\n"
+	  "size_t t(char *d, const char *s) { return strlcpy(d, s, 4); }\n" },
 	{ "STAPCONF_GET_RANDOM_U32_BELOW",
 	  "#include <linux/random.h>\n"
 	  "u32 t(void);\nu32 t(void) { return get_random_u32_below(7); }\n" },

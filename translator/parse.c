@@ -1652,7 +1652,7 @@ static void resync(struct parser *p)
 }
 
 /* declaration: probe | ['private'] global | ['private'] function
- *            | embedded | ';'
+ *            | 'private' gdecl { ',' gdecl } [';'] | embedded | ';'
  */
 static void parse_declaration(struct parser *p)
 {
@@ -1682,6 +1682,12 @@ static void parse_declaration(struct parser *p)
 		next(p);
 		is_private = true;
 		t = peek(p);
+		/* 'private NAME' is short for 'private global NAME' */
+		if (t->kind == TK_IDENT && !is(t, "global") &&
+		    !is(t, "function") && !is(t, "probe")) {
+			parse_global(p, true);
+			return;
+		}
 		if (!is(t, "global") && !is(t, "function"))
 			fail(p, t, "expected 'global' or 'function' after "
 			     "'private', found %s", tok_desc(p, t));

@@ -39,6 +39,12 @@ struct prov_ctx {
 	int errors;
 	bool optional;		/* the point is optional ('?' or '!') */
 	bool at_entry;		/* resolving inside @entry(...) */
+	/* when set, errors belong to it (a target expression's): shown
+	 * only if its code survives elision, as the established tool does
+	 */
+	struct diag_hold *held;
+	/* quiet mode: the first error's text is kept here when set */
+	struct strbuf *why;
 };
 
 struct provider {

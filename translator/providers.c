@@ -173,12 +173,19 @@ void prov_error(struct prov_ctx *c, struct loc loc, const char *fmt, ...)
 	char *msg;
 
 	c->errors++;
-	if (c->quiet)
+	if (c->quiet && !(c->why && !c->why->len))
 		return;
 	va_start(ap, fmt);
 	msg = arena_vprintf(c->s->arena, fmt, ap);
 	va_end(ap);
-	diag_error(c->s, loc, "%s", msg);
+	if (c->quiet) {
+		sb_puts(c->why, msg);
+		return;
+	}
+	if (c->held)
+		diag_error_held(c->s, c->held, loc, "%s", msg);
+	else
+		diag_error(c->s, loc, "%s", msg);
 }
 
 enum pat_arg pp_arg_kind(const struct expr *arg)

@@ -604,7 +604,7 @@ const char *target_write_error(struct arena *a, const struct expr *e)
 				    "debuginfo only computes its value (no "
 				    "register or memory holds it)", name);
 	case TRB_TARG:
-		if (r->writable)
+		if (r->writable || r->sc_arg)
 			return NULL;
 		return arena_printf(a, "cannot assign to tracepoint argument "
 				    "'%s': it is a copy", name);

@@ -49,6 +49,9 @@ struct tref {
 	bool writable;			/* TRB_TARG: a slot the probe's
 					 * caller reads back (a netfilter
 					 * $verdict) */
+	bool sc_arg;			/* TRB_TARG: a system call's argument
+					 * or return value, which a write
+					 * changes in the task's registers */
 	int64_t value;			/* TRB_CONSTV */
 	long sp_off;			/* TRB_MEM */
 	const struct ktype *type;	/* of the base */

@@ -2453,12 +2453,63 @@ static int inline_scopes(Dwarf_Die *chain, int n, const char *inl)
 	return n;
 }
 
+static bool chain_has_inline(Dwarf_Die *chain, int n, const char *inl)
+{
+	Dwarf_Die abs;
+	const char *name;
+	int i;
+
+	for (i = 1; i < n; i++) {
+		if (dwarf_tag(&chain[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		abstract_of(&chain[i], &abs);
+		name = dwarf_diename(&abs);
+		if (name && !strcmp(name, inl))
+			return true;
+	}
+	return false;
+}
+
+/* The inlined instance of inl under scope whose entry is pc, into out:
+ * an instance's entry (DW_AT_entry_pc) may come before its first range,
+ * where the scopes holding pc do not have it yet.
+ */
+static bool inline_at_entry(Dwarf_Die *scope, const char *inl, Dwarf_Addr pc,
+			    int depth, Dwarf_Die *out)
+{
+	Dwarf_Die die, abs;
+	Dwarf_Addr entry;
+	const char *name;
+
+	if (depth > 64 || dwarf_child(scope, &die))
+		return false;
+	do {
+		int tag = dwarf_tag(&die);
+
+		if (tag == DW_TAG_inlined_subroutine) {
+			abstract_of(&die, &abs);
+			name = dwarf_diename(&abs);
+			if (name && !strcmp(name, inl) &&
+			    !dwarf_entrypc(&die, &entry) && entry == pc) {
+				*out = die;
+				return true;
+			}
+		}
+		if ((tag == DW_TAG_inlined_subroutine ||
+		     tag == DW_TAG_lexical_block) &&
+		    inline_at_entry(&die, inl, pc, depth + 1, out))
+			return true;
+	} while (!dwarf_siblingof(&die, &die));
+	return false;
+}
+
 /* The variables of the scopes holding c->pc, innermost first, up to the
  * innermost function (or inlined instance of inl).
  */
 static int vars_of_pc(struct vars_ctx *c, const char *inl)
 {
 	Dwarf_Die *chain = xmalloc(MAX_SCOPES * sizeof(*chain));
+	Dwarf_Die inst;
 	int i, n;
 
 	n = scope_chain(c->d, c->pc, chain);
@@ -2467,6 +2518,13 @@ static int vars_of_pc(struct vars_ctx *c, const char *inl)
 		return -ENOENT;
 	}
 	c->fn = &chain[0];
+	if (inl && !chain_has_inline(chain, n, inl) &&
+	    inline_at_entry(&chain[0], inl, c->pc, 0, &inst)) {
+		scope_params(c, &inst);
+		scope_locals(c, &inst);
+		free(chain);
+		return c->n;
+	}
 	for (i = inline_scopes(chain, n, inl) - 1; i >= 0; i--) {
 		if (dwarf_tag(&chain[i]) != DW_TAG_lexical_block) {
 			scope_params(c, &chain[i]);

@@ -13,6 +13,7 @@
 #include "../session.h"
 #include "../target.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -41,6 +42,11 @@ struct sc_probe {
 	bool proc;		/* process[(...)].syscall */
 	int64_t pid;		/* process(PID), or 0 */
 	const char *path;	/* process("PATH"), or NULL */
+	/* the call's C parameters, $NAME for $argN, looked up on first
+	 * use of a name: NULL when none was found
+	 */
+	bool proto_tried;
+	const struct kfunc *proto;
 };
 
 /* Numbers above this are not native system calls (x32 starts at 2^30). */
@@ -258,6 +264,8 @@ static int sc_build_process(struct prov_ctx *c, struct derived_probe *dp,
 	return 0;
 }
 
+static const struct kfunc *sc_proto(struct prov_ctx *c, struct sc_probe *p);
+
 static int sc_build(struct prov_ctx *c, struct derived_probe *dp)
 {
 	const struct pp_comp *comp = sc_comp(dp->pp);
@@ -284,6 +292,9 @@ static int sc_build(struct prov_ctx *c, struct derived_probe *dp)
 	p->name = e->name;
 	p->nr = e->nr;
 	p->ret = !strcmp(last->functor, "return");
+	/* stap -L lists the parameters too */
+	if (c->s->opt.list_vars)
+		sc_proto(c, p);
 	return 0;
 }
 
@@ -298,6 +309,167 @@ static void sc_alternatives(struct strbuf *sb, const struct sc_probe *p)
 		sb_puts(sb, " $return:long");
 }
 
+/* ------------------------------------------------------------------ */
+/* The calls' C parameters                                            */
+
+/* The kernel's include/linux/syscalls.h: in the build tree, its source
+ * link, or the tree its Makefile includes (Debian's -common package).
+ */
+static char *sc_header(struct session *s)
+{
+	const char *b = s->opt.kernel_build_dir;
+	const char *dirs[2] = { b, arena_printf(s->arena, "%s/source", b) };
+	char *text, *mk, *inc, *end;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		text = read_file(arena_printf(s->arena, "%s/include/linux/"
+					      "syscalls.h", dirs[i]), NULL);
+		if (text)
+			return text;
+	}
+	mk = read_file(arena_printf(s->arena, "%s/Makefile", b), NULL);
+	inc = mk ? strstr(mk, "include /") : NULL;
+	if (!inc) {
+		free(mk);
+		return NULL;
+	}
+	inc += 8;
+	end = inc + strcspn(inc, " \t\n");
+	if (end - inc > 9 && !strncmp(end - 9, "/Makefile", 9))
+		end -= 9;
+	text = read_file(arena_printf(s->arena, "%.*s/include/linux/"
+				      "syscalls.h", (int)(end - inc), inc),
+			 NULL);
+	free(mk);
+	return text;
+}
+
+/* The type a prototype writes, as the type source knows it: qualifiers
+ * and __user dropped, pointers kept; a plain long when it is unknown.
+ */
+static const struct ktype *sc_ctype(struct session *s, const struct ksrc *src,
+				    const char *text, size_t n)
+{
+	struct strbuf sb;
+	const struct ktype *t = NULL;
+	const char *p = text, *end = text + n;
+	int stars = 0;
+
+	sb_init(&sb);
+	while (p < end) {
+		const char *w = p;
+
+		if (*p == '*') {
+			stars++;
+			p++;
+			continue;
+		}
+		if (!isalnum((unsigned char)*p) && *p != '_') {
+			p++;
+			continue;
+		}
+		while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+			p++;
+		if ((p - w == 5 && !strncmp(w, "const", 5)) ||
+		    (p - w == 6 && !strncmp(w, "__user", 6)) ||
+		    (p - w == 8 && !strncmp(w, "volatile", 8)))
+			continue;
+		sb_printf(&sb, "%s%.*s", sb.len ? " " : "", (int)(p - w), w);
+	}
+	if (src && sb.len && src->ops->type_by_name(src, sb.buf, &t))
+		t = NULL;
+	sb_free(&sb);
+	if (!t)
+		return stars ? target_pointer_to(s->arena, &sc_long) :
+			       &sc_long;
+	while (stars--)
+		t = target_pointer_to(s->arena, t);
+	return t;
+}
+
+/* sys_NAME's prototype in syscalls.h: its parameters' names and types. */
+static struct kfunc *sc_header_proto(struct session *s,
+				     const struct ksrc *src, const char *name)
+{
+	char *text = sc_header(s);
+	const char *key = arena_printf(s->arena, " sys_%s(", name);
+	const char *p, *q, *close;
+	struct kfunc *f;
+
+	p = text ? strstr(text, key) : NULL;
+	close = p ? strchr(p, ')') : NULL;
+	if (!close) {
+		free(text);
+		return NULL;
+	}
+	f = arena_alloc(s->arena, sizeof(*f));
+	f->name = arena_printf(s->arena, "sys_%s", name);
+	f->ret = &sc_long;
+	for (p += strlen(key); p < close && f->nparams < SC_NARGS; p = q + 1) {
+		const char *e, *w;
+
+		q = memchr(p, ',', (size_t)(close - p));
+		if (!q)
+			q = close;
+		for (e = q; e > p && !isalnum((unsigned char)e[-1]) &&
+		     e[-1] != '_'; e--)
+			;
+		for (w = e; w > p && (isalnum((unsigned char)w[-1]) ||
+				      w[-1] == '_'); w--)
+			;
+		if (w == e || (e - w == 4 && !strncmp(w, "void", 4)))
+			break;
+		f->params[f->nparams].name = arena_strndup(s->arena, w,
+							   (size_t)(e - w));
+		f->params[f->nparams++].type =
+			sc_ctype(s, src, p, (size_t)(w - p));
+	}
+	free(text);
+	return f;
+}
+
+/* The call's parameters: the definition's own (__do_sys_NAME in the
+ * kernel's DWARF or BTF, when it is there), else the prototype of the
+ * kernel's headers; NULL when neither knows the call.  Nothing is
+ * reported: the caller says what was not found.
+ */
+static const struct kfunc *sc_proto(struct prov_ctx *c, struct sc_probe *p)
+{
+	struct prov_ctx q = *c;
+	const struct ksrc *src;
+	struct kfunc *f;
+
+	if (p->proto_tried)
+		return p->proto;
+	p->proto_tried = true;
+	q.quiet = true;
+	src = target_kernel_types(&q, (struct loc){ 0 });
+	f = arena_alloc(c->s->arena, sizeof(*f));
+	if (src && !src->ops->func(src, arena_printf(c->s->arena,
+				   "__do_sys_%s", p->name), f) &&
+	    f->nparams <= SC_NARGS)
+		p->proto = f;
+	else
+		p->proto = sc_header_proto(c->s, src, p->name);
+	return p->proto;
+}
+
+/* $NAME, a parameter of the call: its argument register, typed. */
+static int sc_param(struct prov_ctx *c, struct sc_probe *p, const char *name,
+		    const struct ktype **type)
+{
+	const struct kfunc *f = p->proc ? NULL : sc_proto(c, p);
+	int i;
+
+	for (i = 0; f && i < f->nparams; i++)
+		if (*f->params[i].name && !strcmp(f->params[i].name, name + 1)) {
+			*type = f->params[i].type;
+			return i + 1;
+		}
+	return -1;
+}
+
 /* $argN: N from 1 to 6, written without leading zeros. */
 static int sc_argno(const char *name)
 {
@@ -310,24 +482,32 @@ static int sc_argno(const char *name)
 static int sc_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 			     struct expr *e)
 {
-	const struct sc_probe *p = dp->priv;
+	struct sc_probe *p = dp->priv;
+	const struct ktype *type = &sc_long;
 	struct tref *r;
 	int argno = sc_argno(e->name);
 
 	if (!strcmp(e->name, "$syscall")) {
 		argno = 0;
 	} else if (!strcmp(e->name, "$return")) {
+		if (c->at_entry) {
+			prov_error(c, e->loc, "$return has no value at entry");
+			return -1;
+		}
 		if (!p->ret) {
 			prov_error(c, e->loc, "$return is only available in "
 				   ".return probes");
 			return -1;
 		}
 		argno = SC_TARG_RETURN;
-	} else if (argno < 0) {
+	} else if (argno < 0 &&
+		   (argno = sc_param(c, p, e->name, &type)) < 0) {
 		struct strbuf sb;
 
 		sb_init(&sb);
 		sc_alternatives(&sb, p);
+		if (p->proto)
+			target_list_params(&sb, p->proto);
 		prov_error(c, e->loc, "unable to find '%s' at %s "
 			   "(alternatives:%s)", e->name, dp->name, sb.buf);
 		sb_free(&sb);
@@ -336,7 +516,9 @@ static int sc_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 	r = arena_alloc(c->s->arena, sizeof(*r));
 	r->base = TRB_TARG;
 	r->argno = argno;
-	r->type = r->final = &sc_long;
+	r->type = r->final = type;
+	/* the arguments at entry, the value at the return */
+	r->sc_arg = !p->proc && argno && (argno == SC_TARG_RETURN) == p->ret;
 	return target_bind(c, e, r);
 }
 
@@ -371,33 +553,41 @@ static bool sc_entry_same(const struct expr *e)
 
 /* @entry(E) in a .return: the call's number and arguments are still in
  * its saved registers at the return, so E over them is E itself.
- * Anything else would need a copy made at the entry, which this
- * family does not keep yet.
+ * Anything else (a time, a string the call may overwrite) is evaluated
+ * at the call's entry into a frame kept for the calling task, and read
+ * from it at the return.
  */
 static int sc_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 			    struct expr *e)
 {
 	const struct sc_probe *p = dp->priv;
+	struct tref *r;
 
 	if (!p->ret) {
 		prov_error(c, e->loc, "@entry is only valid in a .return "
 			   "probe handler");
 		return -1;
 	}
-	if (!sc_entry_same(e->a)) {
-		prov_error(c, e->loc, "@entry in a system call's .return can "
-			   "only read the call's number and arguments "
-			   "($syscall, $arg1 to $arg%d) in this release",
-			   SC_NARGS);
-		return -1;
+	if (sc_entry_same(e->a)) {
+		*e = *e->a;
+		return 0;
 	}
-	*e = *e->a;
+	r = arena_alloc(c->s->arena, sizeof(*r));
+	r->base = TRB_ENTRY;
+	r->slot = dp->entry_exprs.n;
+	r->saved = e->a;
+	e->tref = r;
+	vec_push(c->s->arena, &dp->entry_exprs, e);
 	return 0;
 }
 
 static void sc_list_vars(const struct derived_probe *dp, struct strbuf *sb)
 {
-	sc_alternatives(sb, dp->priv);
+	const struct sc_probe *p = dp->priv;
+
+	sc_alternatives(sb, p);
+	if (p->proto)
+		target_list_params(sb, p->proto);
 }
 
 /* ------------------------------------------------------------------ */
@@ -406,6 +596,21 @@ static void sc_list_vars(const struct derived_probe *dp, struct strbuf *sb)
 static const struct sc_probe *sc_of(struct vec *dps, int i)
 {
 	return ((struct derived_probe *)dps->items[i])->priv;
+}
+
+static bool sc_saves(struct vec *dps, int i)
+{
+	return ((struct derived_probe *)dps->items[i])->entry_exprs.n > 0;
+}
+
+/* Whether probe i has a row in the entry (ret false) or the return
+ * table: a .return probe that saves values at entry has one in both,
+ * its entry part running at the call's entry.
+ */
+static bool sc_in(struct vec *dps, int i, bool ret)
+{
+	return sc_of(dps, i)->ret == ret ||
+	       (!ret && sc_of(dps, i)->ret && sc_saves(dps, i));
 }
 
 /* first[nr]: how many of the direction's probes are on calls below nr. */
@@ -419,29 +624,41 @@ static void sc_emit_first(struct strbuf *d, struct vec *dps, bool ret,
 	for (nr = 0; nr <= max + 1; nr++) {
 		sb_printf(d, "%s%d,", nr % 12 ? " " : "\n\t", k);
 		for (i = 0; nr <= max && i < dps->n; i++)
-			k += sc_of(dps, i)->ret == ret && sc_of(dps, i)->nr == nr;
+			k += sc_in(dps, i, ret) && !sc_of(dps, i)->proc &&
+			     sc_of(dps, i)->nr == nr;
 	}
 	sb_puts(d, "\n};\n\n");
 }
 
 static void sc_emit_probe(struct emitter *em, struct strbuf *d,
-			  struct derived_probe *dp)
+			  struct derived_probe *dp, bool ret)
 {
 	const struct sc_probe *p = dp->priv;
+	bool save = p->ret && !ret;
 
-	sb_printf(d, "\t{ %s, ", emit_probe_ref(em, dp));
-	if (emit_probe_lean(em, dp))
-		sb_printf(d, "stp_probe_%d_lean, ", dp->index);
-	else
-		sb_puts(d, "NULL, ");
-	sb_puts(d, emit_probe_may_print(em, dp) ? "true" : "false");
+	if (save)
+		sb_printf(d, "\t{ &stp_entry_probe_%d, NULL, %s", dp->index,
+			  emit_probe_may_print(em, dp) ? "true" : "false");
+	else {
+		sb_printf(d, "\t{ %s, ", emit_probe_ref(em, dp));
+		if (emit_probe_lean(em, dp))
+			sb_printf(d, "stp_probe_%d_lean, ", dp->index);
+		else
+			sb_puts(d, "NULL, ");
+		sb_puts(d, emit_probe_may_print(em, dp) ? "true" : "false");
+	}
 	if (p->proc)
 		sb_printf(d, ", .proc = true, .pid = %" PRId64, p->pid);
 	if (p->path) {
 		sb_puts(d, ", .path = ");
 		sb_c_string(d, p->path);
 	}
-	sb_printf(d, " },\t/* %s */\n", p->name);
+	if (dp->entry_exprs.n)
+		sb_printf(d, ", .frames = &stp_sc_frames_%d", dp->index);
+	if (save)
+		sb_printf(d, ", .save = true, .data_size = sizeof(struct "
+			  "stp_entry_%d)", dp->index);
+	sb_printf(d, " },\t/* %s%s */\n", p->name, save ? " (entry)" : "");
 }
 
 /* One direction's table: the probes grouped by number, in the script's
@@ -452,12 +669,10 @@ static void sc_emit_probe(struct emitter *em, struct strbuf *d,
 static void sc_emit_table(struct emitter *em, struct strbuf *d,
 			  struct vec *dps, bool ret, const char *tag)
 {
-	int i, nr, max = -1, total = 0;
-
-	int nall = 0;
+	int i, nr, max = -1, total = 0, nall = 0;
 
 	for (i = 0; i < dps->n; i++)
-		if (sc_of(dps, i)->ret == ret) {
+		if (sc_in(dps, i, ret)) {
 			total++;
 			nall += sc_of(dps, i)->proc;
 			if (sc_of(dps, i)->nr > max)
@@ -470,9 +685,11 @@ static void sc_emit_table(struct emitter *em, struct strbuf *d,
 			  "stp_sc_%s_probes[%d] = {\n", tag, total - nall);
 		for (nr = 0; nr <= max; nr++)
 			for (i = 0; i < dps->n; i++)
-				if (sc_of(dps, i)->ret == ret &&
+				if (sc_in(dps, i, ret) &&
+				    !sc_of(dps, i)->proc &&
 				    sc_of(dps, i)->nr == nr)
-					sc_emit_probe(em, d, dps->items[i]);
+					sc_emit_probe(em, d, dps->items[i],
+						      ret);
 		sb_puts(d, "};\n\n");
 		sc_emit_first(d, dps, ret, tag, max);
 	}
@@ -480,15 +697,15 @@ static void sc_emit_table(struct emitter *em, struct strbuf *d,
 		sb_printf(d, "static struct stp_syscall_probe "
 			  "stp_sc_%s_all[%d] = {\n", tag, nall);
 		for (i = 0; i < dps->n; i++)
-			if (sc_of(dps, i)->ret == ret && sc_of(dps, i)->proc)
-				sc_emit_probe(em, d, dps->items[i]);
+			if (sc_in(dps, i, ret) && sc_of(dps, i)->proc)
+				sc_emit_probe(em, d, dps->items[i], ret);
 		sb_puts(d, "};\n\n");
 	}
 	sb_printf(d, "static struct stp_syscall_table stp_sc_%s = {\n", tag);
 	if (total > nall)
 		sb_printf(d, "\t.nr = %d,\n\t.first = stp_sc_%s_first,\n"
-			  "\t.probes = stp_sc_%s_probes,\n", max + 1, tag,
-			  tag);
+			  "\t.probes = stp_sc_%s_probes,\n\t.nprobes = %d,\n",
+			  max + 1, tag, tag, total - nall);
 	if (nall)
 		sb_printf(d, "\t.all = stp_sc_%s_all,\n\t.nall = %d,\n",
 			  tag, nall);
@@ -500,7 +717,7 @@ static bool sc_any(struct vec *dps, bool ret)
 	int i;
 
 	for (i = 0; i < dps->n; i++)
-		if (sc_of(dps, i)->ret == ret)
+		if (sc_in(dps, i, ret))
 			return true;
 	return false;
 }
@@ -509,7 +726,15 @@ static void sc_emit_group(struct emitter *em, struct vec *dps)
 {
 	struct strbuf *d = emit_out(em, EMIT_DECLS);
 	bool enter = sc_any(dps, false), exit = sc_any(dps, true);
+	int i;
 
+	/* the frames of the values saved at entry, allocated at start */
+	for (i = 0; i < dps->n; i++)
+		if (sc_saves(dps, i))
+			sb_printf(d, "static struct stp_uframes "
+				  "*stp_sc_frames_%d;\n",
+				  ((struct derived_probe *)
+				   dps->items[i])->index);
 	sc_emit_table(em, d, dps, false, "enter");
 	sc_emit_table(em, d, dps, true, "exit");
 	sb_printf(emit_out(em, EMIT_START),
@@ -523,7 +748,7 @@ static const char *sc_probe_type(const struct derived_probe *dp)
 {
 	const struct sc_probe *p = dp->priv;
 
-	return p->proc ? "STP_PROBE_PROCESS_SYSCALL" : "STP_PROBE_TRACEPOINT";
+	return p->proc ? "STP_PROBE_PROCESS_SYSCALL" : "STP_PROBE_SYSCALL";
 }
 
 static const char *const sc_patterns[] = {
@@ -539,6 +764,8 @@ const struct provider syscall_provider = {
 	.build = sc_build,
 	.resolve_target = sc_resolve_target,
 	.resolve_entry = sc_resolve_entry,
+	.entry_data = "c->edata",
+	.entry_type = "STP_PROBE_SYSCALL",
 	.list_vars = sc_list_vars,
 	.emit_group = sc_emit_group,
 	.probe_type = sc_probe_type,

@@ -546,7 +546,7 @@ static int expand_functions(struct ucollect *k, const char *text)
 		if (s)
 			sym_cb(s, k);
 	}
-	if (k->out->n > n0 || c->quiet)
+	if (k->out->n > n0 || (c->quiet && !c->why))
 		return k->out->n - n0;
 	if (k->spec.lines)
 		return no_match(k, "no line of '%s' has code in %s", text,
@@ -583,7 +583,7 @@ static int expand_marks(struct ucollect *k, const char *name)
 	k->many = k->many || has_wildcard(name) ||
 		  (provider && has_wildcard(provider));
 	n = uelf_sdt(k->obj, provider, name, sdt_cb, k);
-	if (n || k->c->quiet)
+	if (n || (k->c->quiet && !k->c->why))
 		return n;
 	return no_match(k, "no SDT marker '%s'%s%s in %s (its .note.stapsdt "
 			"notes)", name, provider ? " of provider " : "",
@@ -604,7 +604,7 @@ static int expand_plt(struct ucollect *k, const char *name)
 
 	k->many = k->many || !name || has_wildcard(name);
 	n = uelf_plt(k->obj, name ? name : "*", plt_cb, k);
-	if (n || k->c->quiet)
+	if (n || (k->c->quiet && !k->c->why))
 		return n;
 	return no_match(k, "no PLT entry '%s' in %s", name ? name : "*",
 			uelf_path(k->obj));
@@ -835,7 +835,7 @@ static int expand_globbed(struct ucollect *k, const char *arg)
 {
 	struct prov_ctx quiet = *k->c;
 	struct prov_ctx *c = k->c;
-	struct strbuf skipped;
+	struct strbuf skipped, why;
 	glob_t g;
 	size_t i;
 	int n = 0;
@@ -865,7 +865,15 @@ static int expand_globbed(struct ucollect *k, const char *arg)
 			continue;
 		}
 		uelf_free(u);
+		sb_init(&why);
+		quiet.why = &why;
 		r = expand_file(k, arena_strdup(c->s->arena, path));
+		quiet.why = NULL;
+		/* and a file that has no match says why, if nothing has */
+		if (r <= 0 && why.len)
+			sb_printf(&skipped, "%s%s", skipped.buf ? "; " : "",
+				  why.buf);
+		sb_free(&why);
 		free(path);
 		n += r > 0 ? r : 0;
 	}
