@@ -1394,7 +1394,7 @@ static void gen_target_write(struct emitter *em, struct strbuf *o,
 		/* the register takes the value as the type extends it */
 		sb_printf(o, "%s = (u64)%s; ", v, value_var);
 		gen_tconvert(o, r->final, 0, 0, v);
-		if (r->base == TRB_TARG)
+		if (r->base == TRB_TARG && r->sc_arg)
 			sb_printf(o, "_stp_sc_set_arg(c, %d, %s); ", r->argno,
 				  v);
 		else if (r->base == TRB_RETURN)
