@@ -1060,6 +1060,8 @@ static void test_debuginfo_path(const char *tmp)
 	}
 	free(a);
 	free(b);
+}
+
 struct krows {
 	int n, first, outside;
 	uint64_t lo, hi;
