@@ -388,6 +388,48 @@ static const struct ktype *sc_ctype(struct session *s, const struct ksrc *src,
 	return t;
 }
 
+/* Whether the parameter declaration [p, q), whose last word is [w, e),
+ * has no name: "int", "void __user *", "struct sockaddr __user *",
+ * "unsigned long" (many prototypes of syscalls.h have only types).
+ */
+static bool sc_unnamed(const char *p, const char *q, const char *w,
+		       const char *e)
+{
+	static const char *const types[] = {
+		"__user", "const", "volatile", "int", "long", "char", "short",
+		"unsigned", "signed", "size_t", "loff_t", "off_t", "pid_t",
+		"uid_t", "gid_t", "umode_t", "key_serial_t", "u32", "u64",
+		"__u32", "__u64", "qid_t", "timer_t", "clockid_t", "mqd_t",
+		"aio_context_t", "rwf_t", "old_uid_t", "old_gid_t",
+	};
+	const char *r = q;
+	size_t i, words = 0;
+	bool in = false;
+
+	while (r > p && isspace((unsigned char)r[-1]))
+		r--;
+	if (r > p && r[-1] == '*')
+		return true;
+	for (r = p; r < e; r++) {
+		bool id = isalnum((unsigned char)*r) || *r == '_';
+
+		if (id && !in)
+			words++;
+		in = id;
+	}
+	if (words < 2)
+		return true;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if ((size_t)(e - w) == strlen(types[i]) &&
+		    !strncmp(w, types[i], (size_t)(e - w)))
+			return true;
+	while (p < w && isspace((unsigned char)*p))
+		p++;
+	return words == 2 && (!strncmp(p, "struct ", 7) ||
+			      !strncmp(p, "union ", 6) ||
+			      !strncmp(p, "enum ", 5));
+}
+
 /* sys_NAME's prototype in syscalls.h: its parameters' names and types. */
 static struct kfunc *sc_header_proto(struct session *s,
 				     const struct ksrc *src, const char *name)
@@ -420,6 +462,11 @@ static struct kfunc *sc_header_proto(struct session *s,
 			;
 		if (w == e || (e - w == 4 && !strncmp(w, "void", 4)))
 			break;
+		if (sc_unnamed(p, q, w, e)) {
+			/* a prototype without names names nothing */
+			f = NULL;
+			break;
+		}
 		f->params[f->nparams].name = arena_strndup(s->arena, w,
 							   (size_t)(e - w));
 		f->params[f->nparams++].type =
