@@ -271,7 +271,7 @@ module_param_cb(burst_now, &tp_burst_ops, NULL, 0200);
  * staprun instead of losing lines, so it measures what the transport
  * carries.  A generated module has no such brake.
  */
-static bool tp_relay_congested(void)
+static bool tp_relay_congested(bool report)
 {
 	struct rchan_buf *buf;
 	bool full;
@@ -280,26 +280,50 @@ static bool tp_relay_congested(void)
 	buf = *this_cpu_ptr(_stp_relay_chan->buf);
 	full = buf->subbufs_produced - buf->subbufs_consumed + 2 >=
 	       _stp_relay_chan->n_subbufs || this_cpu_ptr(&_stp_tcpu)->ov_len;
+	if (report)
+		pr_warn("tptest: flood stalled on CPU %d: produced %zu, "
+			"consumed %zu of %zu sub-buffers, offset %zu, "
+			"%u bytes waiting\n", smp_processor_id(),
+			buf->subbufs_produced, buf->subbufs_consumed,
+			_stp_relay_chan->n_subbufs, buf->offset,
+			this_cpu_ptr(&_stp_tcpu)->ov_len);
 	preempt_enable();
 	return full;
 }
 
+/* A brake held for TP_STALL_S seconds is a stalled transport: the flood
+ * says where (in the kernel log, which the harness shows) and stops, so
+ * that the check fails with the evidence instead of the whole run
+ * waiting for its time limit.
+ */
+#define TP_STALL_S 30
+
 static int tp_flood_fn(void *arg)
 {
 	u64 t0 = ktime_get_ns();
+	unsigned long since = 0;
+	bool stalled = false;
 
 	while (!kthread_should_stop() && tp_sent < lines &&
 	       _stp_session_get_state() == STAP_SESSION_RUNNING) {
-		if (tp_relay_congested()) {
+		if (tp_relay_congested(false)) {
+			if (!since)
+				since = jiffies;
+			if (time_after(jiffies, since + TP_STALL_S * HZ)) {
+				tp_relay_congested(true);
+				stalled = true;
+				break;
+			}
 			usleep_range(100, 200);
 			continue;
 		}
+		since = 0;
 		_stp_probe_run(&tp_probes[TP_FLOOD], NULL,
 			       STAP_SESSION_RUNNING);
 		cond_resched();
 	}
 	tp_flood_ns = ktime_get_ns() - t0;
-	if (tp_sent >= lines)
+	if (tp_sent >= lines || stalled)
 		_stp_request_exit();
 	/* kthread_stop() wants the thread alive until it is called. */
 	while (!kthread_should_stop())
