@@ -184,9 +184,51 @@ static bool tp_module_syms(struct prov_ctx *c, struct loc loc,
 	       !target_module_symbols(&quiet, loc, module, tp_modsym, ms);
 }
 
+/* The events of module mod for sys:name as points; how many. */
+static int tp_module_points(struct tp_collect *k, const char *mod,
+			    const char *sys, const char *name)
+{
+	struct prov_ctx *c = k->c;
+	struct tp_modsyms ms;
+	int j, n = 0;
+
+	if (!tp_module_syms(c, k->pp->loc, mod, &ms))
+		return 0;
+	for (j = 0; j < ms.names.n; j++) {
+		struct tpinfo *t;
+		const char *nm = ms.names.items[j];
+
+		if (fnmatch(name, nm, 0))
+			continue;
+		t = arena_alloc(c->s->arena, sizeof(*t));
+		if (!tp_module_one(c, k->pp->loc, mod, &ms, sys, nm, t)) {
+			tp_push(k, t);
+			n++;
+		}
+	}
+	return n;
+}
+
+struct tp_prefixed {
+	struct arena *a;
+	struct vec names;
+};
+
+static void tp_prefixed_cb(const char *name, void *arg)
+{
+	struct tp_prefixed *p = arg;
+
+	vec_push(p->a, &p->names, arena_strdup(p->a, name));
+}
+
+/* At most this many modules named SYSTEM* are searched. */
+#define TP_PREFIXED_MAX 8
+
 /* Points of the modules for sys:name (sys may be NULL, name a glob only
  * when sys names a module): the module called sys, that of the event's
- * system in the headers, the one exporting __tracepoint_NAME.
+ * system in the headers, the one exporting __tracepoint_NAME; failing
+ * those, the first few whose names start with the system's
+ * ("kyber" is in kyber_iosched).
  */
 static int tp_modules(struct tp_collect *k, const char *sys,
 		      const char *name)
@@ -194,21 +236,25 @@ static int tp_modules(struct tp_collect *k, const char *sys,
 	struct prov_ctx *c = k->c;
 	struct loc loc = k->pp->loc;
 	const char *cand[3] = { NULL, NULL, NULL };
+	struct tp_prefixed pre = { c->s->arena, { 0 } };
+	const char *system = sys && !has_wildcard(sys) ? sys : NULL;
 	struct ktp_catalog *cat;
 	const struct ktp_event *ev;
 	struct prov_ctx quiet = *c;
 	int i, j, n = 0;
 
 	quiet.quiet = true;
-	if (sys && !has_wildcard(sys))
-		cand[n++] = sys;
+	if (system)
+		cand[n++] = system;
 	if (!has_wildcard(name)) {
 		const char *o;
 
 		cat = target_tracepoints(&quiet, loc);
 		ev = cat ? ktp_find(cat, sys, name) : NULL;
-		if (ev)
+		if (ev) {
 			cand[n++] = ev->system;
+			system = ev->system;
+		}
 		o = target_symbol_owner(&quiet, loc, arena_printf(
 			c->s->arena, "__tracepoint_%s", name));
 		if (o && strcmp(o, "vmlinux")) {
@@ -217,7 +263,6 @@ static int tp_modules(struct tp_collect *k, const char *sys,
 		}
 	}
 	for (i = 0; i < n; i++) {
-		struct tp_modsyms ms;
 		char *mod = arena_strdup(c->s->arena, cand[i]);
 
 		kmod_canon(mod);
@@ -225,21 +270,18 @@ static int tp_modules(struct tp_collect *k, const char *sys,
 			if (!strcmp(cand[j], mod))
 				break;
 		cand[i] = mod;
-		if (j < i || !tp_module_syms(c, loc, mod, &ms))
-			continue;
-		for (j = 0; j < ms.names.n; j++) {
-			struct tpinfo *t;
-			const char *nm = ms.names.items[j];
-
-			if (fnmatch(name, nm, 0))
-				continue;
-			t = arena_alloc(c->s->arena, sizeof(*t));
-			if (!tp_module_one(c, loc, mod, &ms, sys, nm, t))
-				tp_push(k, t);
-		}
-		if (k->out->n)
-			break;
+		if (j == i && tp_module_points(k, mod, sys, name))
+			return k->out->n;
 	}
+	if (!system)
+		return 0;
+	if (target_modules_matching(&quiet, loc, arena_printf(c->s->arena,
+				    "%s?*", system), tp_prefixed_cb,
+				    &pre) < 0)
+		return 0;
+	for (i = 0; i < pre.names.n && i < TP_PREFIXED_MAX; i++)
+		if (tp_module_points(k, pre.names.items[i], sys, name))
+			break;
 	return k->out->n;
 }
 
