@@ -67,15 +67,18 @@ static void tp_push(struct tp_collect *k, struct tpinfo *t)
 static void tp_cb(const struct ktp_event *ev, void *arg)
 {
 	struct tp_collect *k = arg;
-	struct tpinfo *t = arena_alloc(k->c->s->arena, sizeof(*t));
+	struct tpinfo one, *t;
 	int i;
 
 	/* the headers list events the kernel was built without, and
-	 * those of modules (tp_module() has them)
+	 * those of modules (tp_modules() has them)
 	 */
-	if (kbtf_tracepoint(k->btf, ev->name, &t->sig) ||
-	    t->sig.nparams != ev->nargs)
+	memset(&one, 0, sizeof(one));
+	if (kbtf_tracepoint(k->btf, ev->name, &one.sig) ||
+	    one.sig.nparams != ev->nargs)
 		return;
+	t = arena_alloc(k->c->s->arena, sizeof(*t));
+	*t = one;
 	t->system = ev->system;
 	t->name = ev->name;
 	for (i = 0; i < t->sig.nparams; i++)
