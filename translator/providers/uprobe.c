@@ -1555,12 +1555,46 @@ static int up_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 	return at_return(c, dp, e);
 }
 
+/* @var in a .return probe: its address, regs->ip + off at the entry,
+ * is saved there (an @entry of its own), and the variable is read at
+ * the return through it, as @cast reads an object: the value it has
+ * at the return.
+ */
+static int atvar_at_return(struct prov_ctx *c, struct derived_probe *dp,
+			   struct expr *e, const struct ktype *type, long off)
+{
+	struct arena *a = c->s->arena;
+	struct expr *inner = arena_alloc(a, sizeof(*inner));
+	struct expr *ent = arena_alloc(a, sizeof(*ent));
+	struct tref *ir = new_tref(c), *r = new_tref(c);
+
+	ir->base = TRB_REGVAL;
+	ir->reg = "ip";
+	ir->sp_off = off;
+	ir->user = true;
+	ir->type = ir->final = target_pointer_to(a, type);
+	inner->kind = EX_TARGET;
+	inner->tbase = TB_VAR;
+	inner->name = e->name;
+	inner->loc = e->loc;
+	inner->tref = ir;
+	ent->kind = EX_ENTRY;
+	ent->a = inner;
+	ent->loc = e->loc;
+	save_at_entry(c, dp, ent, inner);
+	e->a = ent;
+	r->base = TRB_CAST;
+	r->user = true;
+	r->type = type;
+	return target_bind(c, e, r);
+}
+
 /* @var("name[@file]"): a variable at file scope of the probed object,
  * found in its DWARF.  At the breakpoint regs->ip is the probed
  * address (the kernel sets it back before the handlers run), so the
  * variable is at regs->ip + (its link-time address - the point's):
  * where the object is loaded does not matter.  Not so at a return,
- * where regs->ip is the caller's.
+ * where regs->ip is the caller's: atvar_at_return().
  */
 static int up_resolve_atvar(struct prov_ctx *c, struct derived_probe *dp,
 			    struct expr *e)
@@ -1581,11 +1615,6 @@ static int up_resolve_atvar(struct prov_ctx *c, struct derived_probe *dp,
 			   "supported yet", e->name, e->module, u->pt.path);
 		return -1;
 	}
-	if (u->ret || c->at_entry) {
-		prov_error(c, e->loc, "@var(\"%s\") in a .return probe is "
-			   "not supported yet", e->name);
-		return -1;
-	}
 	if (!u->dw || u->is32 || u->pt.kind == UP_MARK ||
 	    u->pt.kind == UP_PLT) {
 		prov_error(c, e->loc, "@var(\"%s\") needs the debuginfo "
@@ -1604,6 +1633,9 @@ static int up_resolve_atvar(struct prov_ctx *c, struct derived_probe *dp,
 				   "%s", e->name, u->pt.path);
 		return -1;
 	}
+	if (u->ret && !c->at_entry)
+		return atvar_at_return(c, dp, e, type,
+				       (long)(addr - u->pt.pc));
 	r = new_tref(c);
 	r->base = TRB_MEM;
 	r->in_mem = true;
