@@ -89,7 +89,7 @@ static struct notifier_block _stp_tpm_nb = {
 
 static int _stp_tpm_start(struct stp_tracepoint *t, int n)
 {
-	int rc;
+	int i, rc;
 
 	if (_stp_tpm_table)
 		return -EBUSY;
@@ -102,10 +102,26 @@ static int _stp_tpm_start(struct stp_tracepoint *t, int n)
 		_stp_tpm_table = NULL;
 		return rc;
 	}
-	/* one whose module is not loaded waits for it, silently, as
-	 * with the established tool
-	 */
 	_stp_tpm_on = true;
+	/* one whose module is not loaded waits for it: said once per
+	 * module (a racing load may arm it meanwhile: a stale warning)
+	 */
+	for (i = 0; i < n; i++) {
+		int j;
+
+		if (!t[i].module || READ_ONCE(t[i].registered))
+			continue;
+		for (j = 0; j < i; j++)
+			if (t[j].module && !READ_ONCE(t[j].registered) &&
+			    !strcmp(t[j].module, t[i].module))
+				break;
+		if (j == i)
+			_stp_ctl_printf(STP_MSG_WARNING, false, "WARNING: "
+					"module %s is not loaded: its "
+					"tracepoints are probed once it "
+					"is (%s)\n", t[i].module,
+					t[i].probe->pp);
+	}
 	return 0;
 }
 
