@@ -608,6 +608,11 @@ static void resolve_target_ctx(struct scope *sc, struct expr *e,
 		resolve_autocast(sc, e, ctx);
 		return;
 	}
+	if (e->tbase == TB_ATVAR && sc->dp && !sc->in_cond &&
+	    sc->dp->prov->resolve_atvar) {
+		sc->dp->prov->resolve_atvar(ctx, sc->dp, e);
+		return;
+	}
 	if (e->tbase == TB_ATVAR) {
 		target_rerror(sc, ctx, e->loc, arena_printf(a, "@var needs "
 			      "kernel debuginfo (DWARF): install "

@@ -70,6 +70,11 @@ struct provider {
 	 */
 	int (*resolve_target)(struct prov_ctx *c, struct derived_probe *dp,
 			      struct expr *e);
+	/* @var("name[@file]"[, "module"]) in dp's body: a global of the
+	 * probed object's own; NULL: @var needs the kernel's DWARF.
+	 */
+	int (*resolve_atvar)(struct prov_ctx *c, struct derived_probe *dp,
+			     struct expr *e);
 	/* @entry(e->a) in dp: set it up to be saved at entry (the family
 	 * has an entry); NULL when @entry is meaningless there.
 	 */

@@ -47,6 +47,7 @@ struct kmod_types {
 	struct kdwarf *dw;
 	const struct ksrc *src;
 	bool tried, failed;
+	bool btf_failed;		/* target_module_btf() could not */
 	char *image;			/* its file's bytes, for symbols */
 	size_t image_len;
 };
@@ -313,6 +314,10 @@ static bool module_load_btf(struct prov_ctx *c, struct loc loc,
 
 	if (!base)
 		return false;
+	if (m->btf) {			/* target_module_btf() had it */
+		m->src = kbtf_src(m->btf);
+		return true;
+	}
 	m->btf = kbtf_load_module(base, s->kernel_vr, m->name, m->path,
 				  kbuild_cache_dir(s), &err);
 	if (!m->btf)
@@ -397,8 +402,77 @@ void target_module_release(struct prov_ctx *c, const char *module)
 		m->dw = NULL;
 		m->image = NULL;
 		m->src = NULL;
-		m->tried = m->failed = false;
+		m->tried = m->failed = m->btf_failed = false;
 	}
+}
+
+struct kbtf *target_module_btf(struct prov_ctx *c, struct loc loc,
+			       const char *module)
+{
+	struct kmod_types *m = module_of(c, loc, module);
+	struct kbtf *base;
+	char *err = NULL;
+
+	if (!m)
+		return NULL;
+	if (m->btf || m->btf_failed) {
+		if (!m->btf)
+			c->errors++;
+		return m->btf;
+	}
+	base = load_btf(c, loc);
+	if (!base)
+		return NULL;
+	m->btf = kbtf_load_module(base, c->s->kernel_vr, m->name, m->path,
+				  kbuild_cache_dir(c->s), &err);
+	m->btf_failed = !m->btf;
+	if (!m->btf)
+		prov_error(c, loc, "no type information (BTF) for module %s "
+			   "of kernel %s: %s", m->name, c->s->kernel_vr,
+			   err ? err : "?");
+	free(err);
+	return m->btf;
+}
+
+int target_module_symbols(struct prov_ctx *c, struct loc loc,
+			  const char *module,
+			  bool (*cb)(const char *name, void *arg), void *arg)
+{
+	struct kmod_types *m = module_of(c, loc, module);
+	char *err = NULL;
+
+	if (!m)
+		return -1;
+	if (!m->image) {
+		m->image = kmod_read(m->path, &m->image_len, &err);
+		if (!m->image) {
+			prov_error(c, loc, "module %s: %s", m->name,
+				   err ? err : "?");
+			free(err);
+			return -1;
+		}
+	}
+	kmod_elf_symbols(m->image, m->image_len, cb, arg);
+	return 0;
+}
+
+const char *target_symbol_owner(struct prov_ctx *c, struct loc loc,
+				const char *name)
+{
+	struct kernel_types *kt = kt_of(c->s);
+	size_t n = strlen(name);
+	int i;
+
+	if (!kt->exported_loaded)
+		load_exported(c, loc, kt);
+	for (i = 0; i < kt->exported.n; i++) {
+		const char *k = kt->exported.items[i], *colon = strchr(k, ':');
+
+		if (colon && strlen(colon + 1) == n && !strcmp(colon + 1, name))
+			return arena_strndup(c->s->arena, k,
+					     (size_t)(colon - k));
+	}
+	return NULL;
 }
 
 bool target_module_exists(struct prov_ctx *c, struct loc loc,

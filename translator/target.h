@@ -164,6 +164,26 @@ struct kdwarf *target_module_dwarf(struct prov_ctx *c, struct loc loc,
 bool target_module_loaded(struct prov_ctx *c, const char *module);
 void target_module_release(struct prov_ctx *c, const char *module);
 
+/* The module's BTF (split on the kernel's), loaded once even when its
+ * DWARF is the type source: the tracepoints' btf_trace_NAME typedefs
+ * and __traceiter_NAME functions live there; NULL after reporting.
+ */
+struct kbtf *target_module_btf(struct prov_ctx *c, struct loc loc,
+			       const char *module);
+
+/* cb per symbol name of the module's file while it returns true;
+ * 0, or -1 after reporting.
+ */
+int target_module_symbols(struct prov_ctx *c, struct loc loc,
+			  const char *module,
+			  bool (*cb)(const char *name, void *arg), void *arg);
+
+/* The module ("kvm"; "vmlinux": the kernel) that exports name in
+ * Module.symvers, or NULL.
+ */
+const char *target_symbol_owner(struct prov_ctx *c, struct loc loc,
+				const char *name);
+
 /* Whether the module's file defines a function symbol func: a function
  * that its types do not describe may still be probed by its symbol.
  */

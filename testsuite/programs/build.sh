@@ -49,6 +49,8 @@
 #                      (.label probes)
 #   lazy               passes pointers into pages it never touched (user
 #                      reads that must fault the page in)
+#   globals            variables at file scope (a global, a structure,
+#                      a static) for @var in user-space probes, PIE
 #   watched            writes and reads one global a known number of
 #                      times (process.data watchpoints), not PIE
 
@@ -65,7 +67,7 @@ CXX=${CXX:-g++}
 mkdir -p "$out"
 for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c \
 	 stacks.c guru.c syscalls.c netpair.c netevents.c live.c forker.c \
-	 lazy.c watched.c labels.c; do
+	 lazy.c watched.c labels.c globals.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
@@ -118,3 +120,4 @@ $CC -g -O0 -o forker forker.c
 $CC -g -O0 -o lazy lazy.c
 $CC -g -O0 -no-pie -fno-pie -o watched watched.c
 $CC -g -O0 -o labels labels.c
+$CC -g -O0 -o globals globals.c

@@ -511,6 +511,38 @@ out:
 	uelf_free(u);
 }
 
+/* globals.c: counter (int), config (struct config), label (static) */
+static void test_globals(void)
+{
+	struct kdwarf *d = kdwarf_load_elf(prog("globals"), NULL, NULL);
+	struct uelf *u = uelf_open(prog("globals"), NULL);
+	const struct ktype *t = NULL, *t2 = NULL;
+	const char *why = NULL;
+	uint64_t a = 0, a2 = 0, off;
+
+	if (!tap_ok(d && u, "globals: DWARF and ELF"))
+		goto out;
+	/* counter is in .bss, past the file's bytes: no file offset */
+	tap_ok(!kdwarf_global(d, "counter", NULL, &t, &a, &why) && t &&
+	       !strcmp(ktype_name(t), "int") && a, "counter: an int");
+	tap_ok(!kdwarf_global(d, "config", "globals.c", &t, &a2, &why) &&
+	       t && t->kind == KT_STRUCT && a2 != a &&
+	       !uelf_offset(u, a2, &off), "config@globals.c: a struct in "
+	       "the file's data");
+	tap_ok(!kdwarf_global(d, "label", NULL, &t2, &a, &why) && t2 &&
+	       t2->kind == KT_PTR && a != a2, "label, a static: a pointer");
+	tap_ok(kdwarf_global(d, "config", "other.c", &t, &a, &why) ==
+	       -ENOENT, "no config in a unit other.c");
+	tap_ok(kdwarf_global(d, "config", "obals.c", &t, &a, &why) ==
+	       -ENOENT, "a unit's name matches after a '/' only");
+	tap_ok(kdwarf_global(d, "step", NULL, &t, &a, &why) == -ENOENT &&
+	       kdwarf_global(d, "i", NULL, &t, &a, &why) == -ENOENT,
+	       "a function, a parameter: not variables at file scope");
+out:
+	kdwarf_free(d);
+	uelf_free(u);
+}
+
 int main(void)
 {
 	const char *b = getenv("TAPIR_BUILDDIR");
@@ -533,5 +565,6 @@ int main(void)
 	test_index_cache();
 	test_places();
 	test_rows_labels();
+	test_globals();
 	return tap_done();
 }

@@ -2787,6 +2787,71 @@ int kdwarf_line_rows(struct kdwarf *d, uint64_t lo, uint64_t hi,
 	return (int)n;
 }
 
+static bool cu_named(Dwarf_Die *cu, const char *file)
+{
+	const char *n = die_name(cu);
+	size_t ln, lf = strlen(file);
+
+	if (!n)
+		return false;
+	ln = strlen(n);
+	return ln >= lf && !strcmp(n + ln - lf, file) &&
+	       (ln == lf || n[ln - lf - 1] == '/');
+}
+
+/* 1: v is the definition of name at a plain address; 0: not it;
+ * -ENOTSUP: it, at another kind of location.
+ */
+static int global_def(Dwarf_Die *v, const char *name, uint64_t *addr)
+{
+	const char *n = die_name(v);
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (dwarf_tag(v) != DW_TAG_variable || !n || strcmp(n, name) ||
+	    die_flag(v, DW_AT_declaration) ||
+	    !dwarf_attr(v, DW_AT_location, &a))
+		return 0;
+	if (dwarf_getlocation(&a, &ops, &nops) || nops != 1 ||
+	    ops[0].atom != DW_OP_addr)
+		return -ENOTSUP;
+	*addr = ops[0].number;
+	return 1;
+}
+
+int kdwarf_global(struct kdwarf *d, const char *name, const char *cu,
+		  const struct ktype **type, uint64_t *addr,
+		  const char **why)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf_Die unit, v;
+	int rc = -ENOENT, r;
+
+	while (!dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Off here = off;
+
+		off = next;
+		if (!dwarf_offdie(d->dw, here + hsize, &unit) ||
+		    (cu && !cu_named(&unit, cu)) || dwarf_child(&unit, &v))
+			continue;
+		do {
+			r = global_def(&v, name, addr);
+			if (r > 0) {
+				*type = kt_of(d, &v);
+				return 0;
+			}
+			if (r < 0) {
+				*why = "its location is not an address "
+				       "(a thread-local variable)";
+				rc = -ENOTSUP;
+			}
+		} while (!dwarf_siblingof(&v, &v));
+	}
+	return rc;
+}
+
 int kdwarf_sym_range(struct kdwarf *d, const char *name, uint64_t *addr,
 		     uint64_t *size)
 {

@@ -260,6 +260,17 @@ int kdwarf_inline_pcs(struct kdwarf *d, const char *glob,
 				 const char *file, int line, void *arg),
 		      void *arg);
 
+/* The variable name defined at file scope (global or static) in the
+ * compile unit whose name ends in cu (a file name, matched after a '/'
+ * or whole; NULL: any unit, the first definition): its type and
+ * link-time address.  0; -ENOENT when there is none; -ENOTSUP, with
+ * *why set, for one whose location is not a plain address (a
+ * thread-local variable).
+ */
+int kdwarf_global(struct kdwarf *d, const char *name, const char *cu,
+		  const struct ktype **type, uint64_t *addr,
+		  const char **why);
+
 /* kdwarf_vars_at for an address. */
 int kdwarf_vars_at_pc(struct kdwarf *d, uint64_t pc,
 		      void (*cb)(const char *name, const struct ktype *type,

@@ -184,6 +184,31 @@ bool kmod_elf_has_func(char *img, size_t len, const char *name)
 	return f.found;
 }
 
+struct sym_walk {
+	bool (*cb)(const char *name, void *arg);
+	void *arg;
+};
+
+static bool sym_each(const GElf_Sym *s, const char *name, void *arg)
+{
+	struct sym_walk *w = arg;
+
+	(void)s;
+	return !name || !*name || w->cb(name, w->arg);
+}
+
+void kmod_elf_symbols(char *img, size_t len,
+		      bool (*cb)(const char *name, void *arg), void *arg)
+{
+	struct sym_walk w = { cb, arg };
+	Elf *e;
+
+	if (elf_version(EV_CURRENT) == EV_NONE || !(e = elf_memory(img, len)))
+		return;
+	elf_each_symbol(e, SHT_SYMTAB, sym_each, &w);
+	elf_end(e);
+}
+
 /* ------------------------------------------------------- the list */
 
 void kmod_canon(char *name)

@@ -61,6 +61,12 @@ char *kmod_read(const char *path, size_t *len, char **err);
 /* Whether the ELF image defines a function symbol called name. */
 bool kmod_elf_has_func(char *img, size_t len, const char *name);
 
+/* cb per named symbol of the ELF image's symbol table while it returns
+ * true.
+ */
+void kmod_elf_symbols(char *img, size_t len,
+		      bool (*cb)(const char *name, void *arg), void *arg);
+
 /* A compression and the tool that undoes it. */
 struct kmod_decomp {
 	const char *name;		/* "xz" */

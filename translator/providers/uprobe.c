@@ -69,6 +69,7 @@ struct uprobe {
 	bool at_entry;		/* parameters by the calling convention */
 	bool is32;		/* an i386 file: no context variables yet */
 	struct vec vars;	/* struct uvar *, from DWARF */
+	struct kdwarf *dw;	/* the object's DWARF, or NULL */
 	int nargs;
 	struct sdt_arg *args;
 };
@@ -1128,6 +1129,7 @@ static int up_build(struct prov_ctx *c, struct derived_probe *dp)
 		return 0;
 	dw = up->kind == UP_PLT ? NULL :
 	     uelf_dwarf(obj, kbuild_cache_dir(c->s), NULL);
+	u->dw = dw;
 	if (!dw || (up->kind == UP_FUNC && !up->typed))
 		return 0;
 	u->at_entry = up->kind == UP_FUNC;
@@ -1553,6 +1555,97 @@ static int up_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 	return at_return(c, dp, e);
 }
 
+/* @var in a .return probe: its address, regs->ip + off at the entry,
+ * is saved there (an @entry of its own), and the variable is read at
+ * the return through it, as @cast reads an object: the value it has
+ * at the return.
+ */
+static int atvar_at_return(struct prov_ctx *c, struct derived_probe *dp,
+			   struct expr *e, const struct ktype *type, long off)
+{
+	struct arena *a = c->s->arena;
+	struct expr *inner = arena_alloc(a, sizeof(*inner));
+	struct expr *ent = arena_alloc(a, sizeof(*ent));
+	struct tref *ir = new_tref(c), *r = new_tref(c);
+
+	ir->base = TRB_REGVAL;
+	ir->reg = "ip";
+	ir->sp_off = off;
+	ir->user = true;
+	ir->type = ir->final = target_pointer_to(a, type);
+	inner->kind = EX_TARGET;
+	inner->tbase = TB_VAR;
+	inner->name = e->name;
+	inner->loc = e->loc;
+	inner->tref = ir;
+	ent->kind = EX_ENTRY;
+	ent->a = inner;
+	ent->loc = e->loc;
+	save_at_entry(c, dp, ent, inner);
+	e->a = ent;
+	r->base = TRB_CAST;
+	r->user = true;
+	r->type = type;
+	return target_bind(c, e, r);
+}
+
+/* @var("name[@file]"): a variable at file scope of the probed object,
+ * found in its DWARF.  At the breakpoint regs->ip is the probed
+ * address (the kernel sets it back before the handlers run), so the
+ * variable is at regs->ip + (its link-time address - the point's):
+ * where the object is loaded does not matter.  Not so at a return,
+ * where regs->ip is the caller's: atvar_at_return().
+ */
+static int up_resolve_atvar(struct prov_ctx *c, struct derived_probe *dp,
+			    struct expr *e)
+{
+	struct uprobe *u = dp->priv;
+	const char *at = strchr(e->name, '@'), *why = NULL;
+	const char *name = at ? arena_strndup(c->s->arena, e->name,
+					      (size_t)(at - e->name)) :
+				e->name;
+	const struct ktype *type;
+	uint64_t addr;
+	struct tref *r;
+	int rc;
+
+	if (e->module && strcmp(e->module, u->pt.path)) {
+		prov_error(c, e->loc, "@var(\"%s\", \"%s\") in a probe of "
+			   "%s: the variables of another object are not "
+			   "supported yet", e->name, e->module, u->pt.path);
+		return -1;
+	}
+	if (!u->dw || u->is32 || u->pt.kind == UP_MARK ||
+	    u->pt.kind == UP_PLT) {
+		prov_error(c, e->loc, "@var(\"%s\") needs the debuginfo "
+			   "(DWARF) of %s: " DWARF_ADVICE, e->name,
+			   u->pt.path);
+		return -1;
+	}
+	rc = kdwarf_global(u->dw, name, at && at[1] ? at + 1 : NULL, &type,
+			   &addr, &why);
+	if (rc) {
+		if (rc == -ENOTSUP)
+			prov_error(c, e->loc, "@var(\"%s\") cannot be read: "
+				   "%s", e->name, why);
+		else
+			prov_error(c, e->loc, "unable to find global '%s' in "
+				   "%s", e->name, u->pt.path);
+		return -1;
+	}
+	if (u->ret && !c->at_entry)
+		return atvar_at_return(c, dp, e, type,
+				       (long)(addr - u->pt.pc));
+	r = new_tref(c);
+	r->base = TRB_MEM;
+	r->in_mem = true;
+	r->user = true;
+	r->reg = "ip";
+	r->sp_off = (long)(addr - u->pt.pc);
+	r->type = r->final = type;
+	return target_bind(c, e, r);
+}
+
 static int up_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 			    struct expr *e)
 {
@@ -1713,6 +1806,7 @@ const struct provider uprobe_provider = {
 	.expand = up_expand,
 	.build = up_build,
 	.resolve_target = up_resolve_target,
+	.resolve_atvar = up_resolve_atvar,
 	.resolve_entry = up_resolve_entry,
 	.entry_data = "c->edata",
 	.entry_type = "STP_PROBE_UPROBE",
