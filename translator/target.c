@@ -434,24 +434,34 @@ struct kbtf *target_module_btf(struct prov_ctx *c, struct loc loc,
 	return m->btf;
 }
 
-int target_module_symbols(struct prov_ctx *c, struct loc loc,
-			  const char *module,
-			  bool (*cb)(const char *name, void *arg), void *arg)
+/* The module with its file's bytes read (for its symbols); NULL, with
+ * the error reported, when there is no such module or it cannot be read.
+ */
+static struct kmod_types *module_image(struct prov_ctx *c, struct loc loc,
+				       const char *module)
 {
 	struct kmod_types *m = module_of(c, loc, module);
 	char *err = NULL;
 
+	if (!m || m->image)
+		return m;
+	m->image = kmod_read(m->path, &m->image_len, &err);
+	if (!m->image) {
+		prov_error(c, loc, "module %s: %s", m->name, err ? err : "?");
+		free(err);
+		return NULL;
+	}
+	return m;
+}
+
+int target_module_symbols(struct prov_ctx *c, struct loc loc,
+			  const char *module,
+			  bool (*cb)(const char *name, void *arg), void *arg)
+{
+	struct kmod_types *m = module_image(c, loc, module);
+
 	if (!m)
 		return -1;
-	if (!m->image) {
-		m->image = kmod_read(m->path, &m->image_len, &err);
-		if (!m->image) {
-			prov_error(c, loc, "module %s: %s", m->name,
-				   err ? err : "?");
-			free(err);
-			return -1;
-		}
-	}
 	kmod_elf_symbols(m->image, m->image_len, cb, arg);
 	return 0;
 }
@@ -484,20 +494,10 @@ bool target_module_exists(struct prov_ctx *c, struct loc loc,
 bool target_module_has_func(struct prov_ctx *c, struct loc loc,
 			    const char *module, const char *func)
 {
-	struct kmod_types *m = module_of(c, loc, module);
-	char *err = NULL;
+	struct kmod_types *m = module_image(c, loc, module);
 
 	if (!m)
 		return false;
-	if (!m->image) {
-		m->image = kmod_read(m->path, &m->image_len, &err);
-		if (!m->image) {
-			prov_error(c, loc, "module %s: %s", m->name,
-				   err ? err : "?");
-			free(err);
-			return false;
-		}
-	}
 	return kmod_elf_has_func(m->image, m->image_len, func);
 }
 
