@@ -140,6 +140,11 @@ bool pp_arg_num(const struct expr *arg, int64_t *out);
  */
 int prov_expand_process(struct prov_ctx *c, const struct probe_point *pp,
 			struct vec *out);
+/* e, bound, becomes the next value dp saves at entry: saved is what is
+ * evaluated there, e reads it back in the .return handler.
+ */
+void prov_save_at_entry(struct prov_ctx *c, struct derived_probe *dp,
+			struct expr *e, struct expr *saved);
 /* Canonical text of a probe point: comp(.comp)*, no flags or cond. */
 const char *pp_text(struct arena *a, const struct probe_point *pp);
 

@@ -4,6 +4,7 @@
  */
 #include "provider.h"
 #include "session.h"
+#include "target.h"
 #include "debuginfo/uelf.h"
 
 #include <inttypes.h>
@@ -212,6 +213,18 @@ bool pp_arg_num(const struct expr *arg, int64_t *out)
 		return true;
 	}
 	return false;
+}
+
+void prov_save_at_entry(struct prov_ctx *c, struct derived_probe *dp,
+			struct expr *e, struct expr *saved)
+{
+	struct tref *r = arena_alloc(c->s->arena, sizeof(*r));
+
+	r->base = TRB_ENTRY;
+	r->slot = dp->entry_exprs.n;
+	r->saved = saved;
+	e->tref = r;
+	vec_push(c->s->arena, &dp->entry_exprs, e);
 }
 
 int prov_expand_process(struct prov_ctx *c, const struct probe_point *pp,

@@ -1126,17 +1126,12 @@ static void snapshot(struct prov_ctx *c, struct derived_probe *dp,
 		     struct expr *e)
 {
 	struct expr *inner = arena_alloc(c->s->arena, sizeof(*inner));
-	struct tref *r = arena_alloc(c->s->arena, sizeof(*r));
 
 	*inner = *e;
 	memset(&e->comps, 0, sizeof(e->comps));
 	e->kind = EX_ENTRY;
 	e->a = inner;
-	e->tref = r;
-	r->base = TRB_ENTRY;
-	r->slot = dp->entry_exprs.n;
-	r->saved = inner;
-	vec_push(c->s->arena, &dp->entry_exprs, e);
+	prov_save_at_entry(c, dp, e, inner);
 }
 
 static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
@@ -1240,19 +1235,13 @@ static int kfn_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 			     struct expr *e)
 {
 	struct kfn *k = dp->priv;
-	struct tref *r;
 
 	if (!k->ret) {
 		prov_error(c, e->loc, "@entry is only valid in a .return "
 			   "probe handler");
 		return -1;
 	}
-	r = arena_alloc(c->s->arena, sizeof(*r));
-	r->base = TRB_ENTRY;
-	r->slot = dp->entry_exprs.n;
-	r->saved = e->a;
-	e->tref = r;
-	vec_push(c->s->arena, &dp->entry_exprs, e);
+	prov_save_at_entry(c, dp, e, e->a);
 	return 0;
 }
 

@@ -608,7 +608,6 @@ static int sc_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 			    struct expr *e)
 {
 	const struct sc_probe *p = dp->priv;
-	struct tref *r;
 
 	if (!p->ret) {
 		prov_error(c, e->loc, "@entry is only valid in a .return "
@@ -619,12 +618,7 @@ static int sc_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 		*e = *e->a;
 		return 0;
 	}
-	r = arena_alloc(c->s->arena, sizeof(*r));
-	r->base = TRB_ENTRY;
-	r->slot = dp->entry_exprs.n;
-	r->saved = e->a;
-	e->tref = r;
-	vec_push(c->s->arena, &dp->entry_exprs, e);
+	prov_save_at_entry(c, dp, e, e->a);
 	return 0;
 }
 

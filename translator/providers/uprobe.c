@@ -1452,19 +1452,6 @@ static int return_value(struct prov_ctx *c, struct uprobe *u,
 	return target_bind(c, e, r);
 }
 
-/* e, bound, becomes the next value dp saves at entry. */
-static void save_at_entry(struct prov_ctx *c, struct derived_probe *dp,
-			  struct expr *e, struct expr *saved)
-{
-	struct tref *r = arena_alloc(c->s->arena, sizeof(*r));
-
-	r->base = TRB_ENTRY;
-	r->slot = dp->entry_exprs.n;
-	r->saved = saved;
-	e->tref = r;
-	vec_push(c->s->arena, &dp->entry_exprs, e);
-}
-
 /* In a .return probe a parameter or local is read as it was at entry:
  * the bound expression e turns into @entry(e), kept in a frame of the
  * runtime from the entry to the return.
@@ -1482,7 +1469,7 @@ static int at_return(struct prov_ctx *c, struct derived_probe *dp,
 	memset(&e->comps, 0, sizeof(e->comps));
 	e->kind = EX_ENTRY;
 	e->a = inner;
-	save_at_entry(c, dp, e, inner);
+	prov_save_at_entry(c, dp, e, inner);
 	return 0;
 }
 
@@ -1581,7 +1568,7 @@ static int atvar_at_return(struct prov_ctx *c, struct derived_probe *dp,
 	ent->kind = EX_ENTRY;
 	ent->a = inner;
 	ent->loc = e->loc;
-	save_at_entry(c, dp, ent, inner);
+	prov_save_at_entry(c, dp, ent, inner);
 	e->a = ent;
 	r->base = TRB_CAST;
 	r->user = true;
@@ -1656,7 +1643,7 @@ static int up_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 			   "probe handler");
 		return -1;
 	}
-	save_at_entry(c, dp, e, e->a);
+	prov_save_at_entry(c, dp, e, e->a);
 	return 0;
 }
 
