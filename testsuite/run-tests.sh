@@ -20,6 +20,7 @@ export SYSTEMTAP_RUNTIME=${SYSTEMTAP_RUNTIME:-$TAPIR_SRCDIR/runtime}
 passed=0
 failed=0
 skipped=0
+times=""	# "# time: NAME N s" of the slow components, for the summary
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tapir-check.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 
@@ -40,12 +41,18 @@ own_result()
 # is one more failure: a component must not pass by saying nothing.
 component()
 {
-	local name=$1 rc plan np nf ns
+	local name=$1 rc plan np nf ns t0=$SECONDS
 	shift
 	echo "# ---- $name"
 	"$@" >"$tmp/out" 2>&1 </dev/null
 	rc=$?
 	cat "$tmp/out"
+	if [ $((SECONDS - t0)) -ge 10 ]; then
+		times="$times# time: $name $((SECONDS - t0)) s
+$(sed -n 's/^# \(pass 4: .*\|[^ ]*: boots and runs took .*\)/#   \1/p' \
+	"$tmp/out")
+"
+	fi
 	np=$(grep -Ec '^ok( |$)' "$tmp/out")
 	nf=$(grep -Ec '^not ok( |$)' "$tmp/out")
 	ns=$(grep -Eic '^ok( |$).*# skip' "$tmp/out")
@@ -155,6 +162,13 @@ else
 	kernel_tests
 fi
 
+# Where the time went, just above the closing line (a CI log shows its
+# tail): components that took at least 10 s, then the whole run.
+printf '%s' "$times" | grep -v '^$'
+echo "# time: all $SECONDS s"
+if [ -n "${TAPIR_CI_BEFORE:-}" ]; then
+	echo "# time: .ci/run before make check $TAPIR_CI_BEFORE s"
+fi
 if [ "$skipped" != 0 ]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
 else
