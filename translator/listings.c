@@ -1,15 +1,22 @@
 /* listings.c - the listings that need no script: --dump-probe-types
  * from the providers' own pattern tables, --dump-probe-aliases and
  * --dump-functions from the parsed tapset library (with the one-line
- * descriptions of its doc comments).
+ * descriptions of its doc comments), and --example over doc/examples.
  */
 #include "listings.h"
 #include "elab.h"
 #include "provider.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef PKGDATADIR
+#define PKGDATADIR "/usr/local/share/tapir"
+#endif
 
 /* A line of a listing and the name it is sorted by. */
 struct line {
@@ -342,4 +349,129 @@ int listing_dump(struct session *s)
 	if (s->opt.dump_probe_aliases)
 		return dump_probe_aliases(s);
 	return dump_functions(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* --example                                                          */
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* $SYSTEMTAP_EXAMPLES; the installed copy for the installed stap;
+ * doc/examples of a build or source tree; the installed copy.
+ */
+static const char *examples_dir(struct session *s)
+{
+	const char *v = getenv("SYSTEMTAP_EXAMPLES");
+	const char *d;
+
+	if (v && *v)
+		return v;
+#ifdef BINDIR
+	if (s->argv0_dir && !strcmp(s->argv0_dir, BINDIR) &&
+	    is_dir(PKGDATADIR "/examples"))
+		return PKGDATADIR "/examples";
+#endif
+	if (s->argv0_dir) {
+		d = arena_printf(s->arena, "%s/doc/examples", s->argv0_dir);
+		if (is_dir(d))
+			return d;
+	}
+#ifdef TAPIR_SRCDIR
+	d = TAPIR_SRCDIR "/doc/examples";
+	if (is_dir(d))
+		return d;
+#endif
+	return PKGDATADIR "/examples";
+}
+
+static int stp_file(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 4 && d->d_name[0] != '.' &&
+	       !strcmp(d->d_name + n - 4, ".stp");
+}
+
+/* The value of "key: value" in the example's .meta file, or NULL. */
+static const char *meta_value(struct session *s, const char *dir,
+			      const char *stp, const char *key)
+{
+	const char *path = arena_printf(s->arena, "%s/%.*s.meta", dir,
+					(int)(strlen(stp) - 4), stp);
+	size_t len, klen = strlen(key);
+	char *text = read_file(path, &len);
+	const char *r = NULL, *p;
+
+	if (!text)
+		return NULL;
+	for (p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+		size_t n = strcspn(p, "\n");
+
+		if (n > klen && !strncmp(p, key, klen) && p[klen] == ':') {
+			const char *v = p + klen + 1;
+
+			while (*v == ' ' || *v == '\t')
+				v++;
+			r = arena_strndup(s->arena, v, (size_t)(p + n - v));
+			break;
+		}
+	}
+	free(text);
+	return r;
+}
+
+static int list_examples(struct session *s, const char *dir)
+{
+	struct dirent **ents;
+	int n, i;
+
+	n = scandir(dir, &ents, stp_file, alphasort);
+	if (n < 0) {
+		diag_error_noloc(s, "no examples: cannot read '%s'", dir);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		const char *title = meta_value(s, dir, name, "title");
+
+		printf("%-24s %s\n", name, title ? title : "");
+		free(ents[i]);
+	}
+	free(ents);
+	return 0;
+}
+
+int listing_example(struct session *s, bool *done)
+{
+	const char *dir = examples_dir(s);
+	const char *name = s->opt.script_file;
+	const char *path;
+	size_t n;
+
+	*done = false;
+	if (!name) {
+		*done = true;
+		return list_examples(s, dir);
+	}
+	n = strlen(name);
+	if (!n || strchr(name, '/')) {
+		diag_error_noloc(s, "--example takes the name of an example, "
+				 "not a path: '%s'", name);
+		return 1;
+	}
+	path = arena_printf(s->arena, "%s/%s%s", dir, name,
+			    n > 4 && !strcmp(name + n - 4, ".stp") ? "" :
+			    ".stp");
+	if (access(path, R_OK) != 0) {
+		diag_error_noloc(s, "example '%s' was not found under '%s' "
+				 "(stap --example lists them)", name, dir);
+		return 1;
+	}
+	s->opt.script_file = path;
+	return 0;
 }

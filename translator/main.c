@@ -699,6 +699,13 @@ int main(int argc, char **argv)
 	if (rc)
 		goto out;
 	driver_locate(&s);
+	if (s.opt.run_example) {
+		bool done;
+
+		rc = listing_example(&s, &done);
+		if (rc || done)
+			goto out;
+	}
 	if (s.opt.use_vm && !*s.opt.vm_kernel && !s.opt.kernel_release &&
 	    !s.opt.kernel_build_dir) {
 		s.opt.vm_kernel = pick_vm_kernel(&s);

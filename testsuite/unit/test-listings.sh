@@ -1,6 +1,7 @@
 #!/bin/bash
 # test-listings.sh - the listings that need no script: --dump-probe-types,
-# --dump-probe-aliases and --dump-functions.  The checks
+# --dump-probe-aliases, --dump-functions, and --example over the scripts
+# of doc/examples (each one elaborated at -p2 on the host).  The checks
 # are lines worked out from the providers' pattern tables and from the
 # tapset's own definitions, counts and orders, not a snapshot of the
 # output.  Prints TAP.
@@ -17,7 +18,14 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/listings.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 export SYSTEMTAP_DIR=$tmp/stapdir SYSTEMTAP_TAPSET=$srcdir/tapset
 export SYSTEMTAP_RUNTIME=$srcdir/runtime LC_ALL=C
+unset SYSTEMTAP_EXAMPLES
 mkdir -p "$SYSTEMTAP_DIR"
+examples=$srcdir/doc/examples
+
+# The newest 6.1 kernel with headers: the examples' probes resolve
+# against a kernel the project supports, whatever this machine runs.
+kver=$(ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9].*-amd64$' |
+       grep -v -e '-rt-' -e '-cloud-' | sort -V | tail -n 1)
 
 result()
 {
@@ -171,6 +179,99 @@ result $? "--dump-functions: most with a description"
 run -v --dump-functions
 grep -q '^_' "$tmp/out"
 result $? "--dump-functions -v: the '_' names too"
+
+# ---------------------------------------------------------------- examples
+run --example
+cp "$tmp/out" "$tmp/list"
+clean
+result $? "--example: the list, exit 0"
+ok=0
+nstp=0
+for f in "$examples"/*.stp; do
+	b=$(basename "$f")
+	m=${f%.stp}.meta
+	nstp=$((nstp + 1))
+	title=$(sed -n 's/^title: //p' "$m" 2>/dev/null)
+	for k in title name keywords description test_check \
+		test_installcheck; do
+		grep -q "^$k: ." "$m" 2>/dev/null ||
+			{ echo "$m: no $k" >>"$tmp/err"; ok=1; }
+	done
+	grep -q "^name: $b\$" "$m" ||
+		{ echo "$m: not named $b" >>"$tmp/err"; ok=1; }
+	grep -q "^$b  *$title\$" "$tmp/list" ||
+		{ echo "$b not listed" >>"$tmp/err"; ok=1; }
+done
+[ "$nstp" -ge 5 ] && [ "$(wc -l <"$tmp/list")" = "$nstp" ] &&
+	[ "$(ls "$examples"/*.meta | wc -l)" = "$nstp" ] || ok=1
+result $ok "--example: each example listed with the title of its .meta"
+
+run --example no_such_example
+[ "$(cat "$tmp/rc")" = 1 ] && [ ! -s "$tmp/out" ] &&
+	grep -q "^stap: error: example 'no_such_example' was not found" \
+		"$tmp/err"
+result $? "--example NAME: an unknown name is an error, exit 1"
+run --example ../tapset/string.stp
+[ "$(cat "$tmp/rc")" = 1 ] && grep -q "not a path" "$tmp/err"
+result $? "--example PATH: refused"
+
+if [ -z "$kver" ]; then
+	result 1 "examples at -p2: no 6.1 kernel with headers in" \
+		"/lib/modules (run scripts/setup-deps)"
+else
+	# each example elaborates cleanly, and its probes are the expected
+	for t in "syscalls_by_name:kernel.trace(\"raw_syscalls:sys_enter\")" \
+		 "top_opens:kernel.function(\"vfs_open\")" \
+		 "top_opens:timer.s(5)" \
+		 "func_latency:kernel.function(\"vfs_read\").return" \
+		 "exec_exit_log:kernel.function(\"do_exit\")" \
+		 "io_by_process:kernel.function(\"vfs_write\").return" \
+		 "signals_log:kernel.trace(\"signal:signal_generate\")"; do
+		run -r "$kver" -p2 --example "${t%%:*}"
+		clean && grep -q "^${t#*:} /\\* <- " "$tmp/out"
+		result $? "--example ${t%%:*} -p2: ${t#*:}"
+	done
+	for f in "$examples"/*.stp; do
+		b=$(basename "$f" .stp)
+		case " syscalls_by_name top_opens func_latency exec_exit_log io_by_process signals_log " in
+		*" $b "*) ;;
+		*) result 1 "example $b has no -p2 test here" ;;
+		esac
+	done
+	# the arguments after the name are the script's
+	run -r "$kver" -p2 --example func_latency.stp vfs_write
+	clean && grep -q '^kernel.function("vfs_write").return /\* <- ' \
+		"$tmp/out"
+	result $? "--example NAME.stp ARG: the script's argument"
+	run -r "$kver" -p2 --example top_opens 2
+	clean && grep -q '^timer.s(2) /\* <- ' "$tmp/out"
+	result $? "--example top_opens 2: the interval"
+	# as if the file were given
+	run -r "$kver" -p2 "$examples/syscalls_by_name.stp"
+	mv "$tmp/out" "$tmp/direct"
+	run -r "$kver" -p2 --example syscalls_by_name
+	cmp -s "$tmp/out" "$tmp/direct"
+	result $? "--example NAME: the same as the file given"
+fi
+
+# the run test of the syscall example (testsuite/run) is the example
+# itself after its header comments: what runs in the VM is what ships
+body()
+{
+	awk 'started || !/^#/ { started = 1; print }' "$1" | sed '1{/^$/d}'
+}
+body "$examples/syscalls_by_name.stp" >"$tmp/a"
+body "$srcdir/testsuite/run/example_syscalls_by_name.stp" >"$tmp/b"
+[ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"
+result $? "run/example_syscalls_by_name.stp is doc/examples/syscalls_by_name.stp"
+
+# an examples directory of one's own
+mkdir -p "$tmp/ex"
+printf 'probe begin { exit() }\n' >"$tmp/ex/mine.stp"
+printf 'title: Mine\n' >"$tmp/ex/mine.meta"
+SYSTEMTAP_EXAMPLES=$tmp/ex run --example
+[ "$(cat "$tmp/out")" = "$(printf '%-24s %s' mine.stp Mine)" ]
+result $? "SYSTEMTAP_EXAMPLES: another directory"
 
 echo "1..$n"
 exit $((failed > 0))
