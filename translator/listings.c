@@ -372,9 +372,15 @@ static const char *examples_dir(struct session *s)
 	if (v && *v)
 		return v;
 #ifdef BINDIR
-	if (s->argv0_dir && !strcmp(s->argv0_dir, BINDIR) &&
-	    is_dir(PKGDATADIR "/examples"))
-		return PKGDATADIR "/examples";
+	if (s->argv0_dir && is_dir(PKGDATADIR "/examples")) {
+		/* argv0_dir has no symbolic links; BINDIR may */
+		char *bin = realpath(BINDIR, NULL);
+		bool installed = bin && !strcmp(s->argv0_dir, bin);
+
+		free(bin);
+		if (installed)
+			return PKGDATADIR "/examples";
+	}
 #endif
 	if (s->argv0_dir) {
 		d = arena_printf(s->arena, "%s/doc/examples", s->argv0_dir);
