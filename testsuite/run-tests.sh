@@ -83,6 +83,9 @@ unit_tests()
 		"$TAPIR_SRCDIR/testsuite/unit/test-process-pid.sh" "$STAP"
 	component "unit/test-stap-signals" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-stap-signals.sh" "$STAP"
+	component "unit/test-listings" bash \
+		"$TAPIR_SRCDIR/testsuite/unit/test-listings.sh" "$STAP" \
+		"$TAPIR_SRCDIR"
 }
 
 golden()

@@ -692,6 +692,9 @@ static const struct cl_opt options[] = {
 	     "list the probe aliases of the tapsets"),
 	CALL("dump-functions", 0, NO, opt_dump_functions, NULL,
 	     "list the functions of the tapsets"),
+	FLAG("example", 0, run_example,
+	     "FILE names one of the example scripts shipped with\n"
+	     "tapir (NAME or NAME.stp); alone, list them"),
 	FLAG("interactive", 'i', interactive, "interactive mode"),
 	CALL("help", 'h', NO, opt_help, NULL, "show this help and exit"),
 	CALL("version", 'V', NO, opt_version, NULL,
@@ -1031,8 +1034,11 @@ static int check_combinations(struct cl_state *st)
 
 	if (rc)
 		return rc;
+	if (o->run_example && (o->script_text || st->list_modes))
+		return usage_error("--example cannot be used with -e, -l, -L "
+				   "or --dump-*");
 	if (!o->script_text && !o->script_file && !st->list_modes &&
-	    !o->interactive)
+	    !o->interactive && !o->run_example)
 		return usage_hint(usage_error("no script specified"));
 	if (o->target_cmd && o->target_pid)
 		return usage_error("-c and -x cannot be used together");
@@ -1141,7 +1147,8 @@ void cmdline_usage(FILE *out)
 	      "   or: stap [OPTION]... --dump-probe-types  list the probe "
 	      "point families\n"
 	      "   or: stap [OPTION]... --dump-probe-aliases|--dump-functions"
-	      "\n", out);
+	      "\n"
+	      "   or: stap [OPTION]... --example [NAME [ARG]...]\n", out);
 	fprintf(out, "\nOptions are read from the rc file first, then from "
 		"the command line.\nThe rc file: %s/rc\n", data_dir(a));
 	for (i = 0; i < NOPTS; i++) {

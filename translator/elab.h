@@ -60,6 +60,8 @@ void tapset_find_global(struct session *s, const char *name,
 			struct vec *out);
 void tapset_find_aliases(struct session *s, const char *pattern,
 			 struct vec *out);
+/* Every file of the library, parsed, in search order (--dump-*). */
+void tapset_all_files(struct session *s, struct vec *out);
 
 /* Tree walking shared by the pass-2 steps (elide.c).  A callback runs
  * before the node's children and returns false to skip them; NULL

@@ -1793,15 +1793,42 @@ static void run_worklists(struct elab *el)
 
 	while (progress) {
 		progress = false;
+		/* --dump-functions lists the functions: the library's
+		 * probes, which may need the kernel's, are not derived
+		 */
 		while (el->next_lib < s->library_files.n) {
-			derive_file(el, vec_get(&s->library_files,
-						el->next_lib++));
+			struct stapfile *f = vec_get(&s->library_files,
+						     el->next_lib++);
+
+			if (!s->opt.dump_functions)
+				derive_file(el, f);
 			progress = true;
 		}
 		while (el->next_func < s->functions.n) {
 			resolve_function(el, vec_get(&s->functions,
 						     el->next_func++));
 			progress = true;
+		}
+	}
+}
+
+/* --dump-functions: every public function of the library is used, so
+ * that each is resolved and typed although nothing calls it.
+ */
+static void use_library_functions(struct elab *el)
+{
+	struct vec files = { 0 };
+	int i, j;
+
+	tapset_all_files(el->s, &files);
+	for (i = 0; i < files.n; i++) {
+		struct stapfile *f = vec_get(&files, i);
+
+		for (j = 0; j < f->functions.n; j++) {
+			struct func *fn = vec_get(&f->functions, j);
+
+			if (!fn->is_private)
+				use_func(el, fn);
 		}
 	}
 }
@@ -1843,6 +1870,8 @@ int elab_resolve(struct session *s)
 	el.op_and = intern("&&");
 	provider_patterns(s->arena, &el.patterns);
 	setup_user(&el);
+	if (s->opt.dump_functions)
+		use_library_functions(&el);
 	for (i = 0; i < uf->n; i++)
 		derive_file(&el, vec_get(uf, i));
 	run_worklists(&el);

@@ -10,6 +10,7 @@
 #include "kbuild.h"
 #include "kernel.h"
 #include "lexer.h"
+#include "listings.h"
 #include "parse.h"
 #include "target.h"
 #include "provider.h"
@@ -688,17 +689,6 @@ static int run_passes(struct session *s)
 	return run_backend(s);
 }
 
-static int unsupported_requests(struct session *s)
-{
-	if (s->opt.dump_probe_types || s->opt.dump_probe_aliases ||
-	    s->opt.dump_functions) {
-		diag_error_noloc(s, "--dump-probe-types, --dump-probe-aliases "
-				 "and --dump-functions are not supported yet");
-		return 1;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct session s;
@@ -709,6 +699,13 @@ int main(int argc, char **argv)
 	if (rc)
 		goto out;
 	driver_locate(&s);
+	if (s.opt.run_example) {
+		bool done;
+
+		rc = listing_example(&s, &done);
+		if (rc || done)
+			goto out;
+	}
 	if (s.opt.use_vm && !*s.opt.vm_kernel && !s.opt.kernel_release &&
 	    !s.opt.kernel_build_dir) {
 		s.opt.vm_kernel = pick_vm_kernel(&s);
@@ -725,10 +722,10 @@ int main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	rc = unsupported_requests(&s);
-	if (rc)
-		goto out;
-	if (s.opt.list_pattern)
+	if (s.opt.dump_probe_types || s.opt.dump_probe_aliases ||
+	    s.opt.dump_functions)
+		rc = listing_dump(&s);
+	else if (s.opt.list_pattern)
 		rc = list_probes(&s);
 	else
 		rc = run_passes(&s);

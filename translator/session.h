@@ -70,6 +70,7 @@ struct stap_options {
 	bool dump_probe_types;		/* --dump-probe-types */
 	bool dump_probe_aliases;	/* --dump-probe-aliases */
 	bool dump_functions;		/* --dump-functions */
+	bool run_example;		/* --example: FILE is an example */
 	const char *sysroot;		/* --sysroot */
 	struct vec sysenv;		/* --sysenv VAR=VAL */
 	const char *runtime_mode;	/* --runtime=kernel */

@@ -800,3 +800,13 @@ void tapset_find_aliases(struct session *s, const char *pattern,
 	for (i = 0; i < ix->opaque.n; i++)
 		answer(s, vec_get(&ix->opaque, i), out);
 }
+
+void tapset_all_files(struct session *s, struct vec *out)
+{
+	struct tapset_index *ix = tapset_index_build(s);
+	int i;
+
+	ix->mark++;
+	for (i = 0; i < ix->files.n; i++)
+		answer(s, vec_get(&ix->files, i), out);
+}

@@ -358,6 +358,17 @@ static void test_listing(void)
 	      cur->opt.dump_probe_types, "--dump-probe-types");
 	check(P("--dump-probe-aliases", "--dump-functions", NULL) == 1,
 	      "two dump modes");
+	check(P("--example", NULL) == 0 && cur->opt.run_example &&
+	      !cur->opt.script_file, "--example alone: the list");
+	rc = P("--example", "top_opens", "1", NULL);
+	check(rc == 0 && cur->opt.run_example &&
+	      !strcmp(cur->opt.script_file, "top_opens") &&
+	      cur->opt.args.n == 1, "--example NAME ARG");
+	check(P("--example", "-e", "probe begin {}", NULL) == 1 &&
+	      has(err, "--example cannot be used with -e"), "--example -e");
+	check(P("--example", "--dump-functions", NULL) == 1 &&
+	      has(err, "--example cannot be used"), "--example --dump-*");
+	check(P("--example", "-l", "begin", NULL) == 1, "--example -l");
 }
 
 static void test_modes(void)
