@@ -205,6 +205,14 @@ static int _stp_kprobe_watch_modules(struct stp_kprobe *k, int n)
 	return 0;
 }
 
+#ifdef STAP_CALLEE_MATCHALL
+/* -DSTAP_CALLEE_MATCHALL: a .callee probe runs on every call. */
+bool _stp_kcalled_via(struct pt_regs *regs, const struct stp_kpath *paths,
+		      int n, int depth)
+{
+	return true;
+}
+#else
 static u32 _stp_kcall_hash(const char *s)
 {
 	u32 h = 2166136261u;
@@ -314,6 +322,7 @@ bool _stp_kcalled_via(struct pt_regs *regs, const struct stp_kpath *paths,
 			return true;
 	return false;
 }
+#endif
 
 int _stp_kprobes_register(struct stp_kprobe *k, int n)
 {

@@ -175,6 +175,9 @@ static bool _stp_ucalled_via(const struct stp_uprobe *up,
 	unsigned long bias = instruction_pointer(regs) - up->entry_pc;
 	int i, levels;
 
+#ifdef STAP_CALLEE_MATCHALL
+	return true;	/* every call */
+#endif
 	if (up->depth < 1 || up->depth > STP_UCALLEE_DEPTH)
 		return false;
 	levels = _stp_ucall_returns(regs, ra, up->depth);

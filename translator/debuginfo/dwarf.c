@@ -3091,7 +3091,7 @@ struct kwalk {
 	bool (*keep)(const char *caller, void *arg);
 	void *arg;
 	struct vec found;		/* struct kreach * */
-	const struct kreach *from;	/* NULL: the probed functions' calls */
+	const struct kreach *from;	/* NULL: the probed functions */
 	struct kreach *last;		/* the group being filled */
 	int tails;
 };

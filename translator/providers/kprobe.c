@@ -1,12 +1,11 @@
 /* providers/kprobe.c - kernel function probes: kernel.function(PATTERN)
  * and module(M).function(PATTERN) with .call, .exported, .return,
  * .return.maxactive(N), .label(NAME) (DWARF's C labels) and
- * .callee(NAME), .callees[(N)] (DWARF's call sites), typed from the type
- * source of the
- * kernel or of module M (M may be a pattern too); and the untyped
- * kprobe.function(S), kprobe.module(M).function(S).  Every probe is a
- * kprobe (or kretprobe) registered by symbol name ("mod:sym" in a
- * module) at start.
+ * .callee(NAME), .callees[(N)] (DWARF's call sites), typed from the
+ * type source of the kernel or of module M (M may be a pattern too);
+ * and the untyped kprobe.function(S), kprobe.module(M).function(S).
+ * Every probe is a kprobe (or kretprobe) registered by symbol name
+ * ("mod:sym" in a module) at start.
  *
  * Probe points that need line tables or inline records (@file, :N,
  * .inline, .label, .callee(s), .statement, addresses) are reported as
