@@ -66,6 +66,8 @@ struct kfn {
 	const struct vec *paths;	/* .callee: struct kcallpath *, the
 					 * calls it must be reached by */
 	int depth;			/* the deepest of paths */
+	const char *caller;		/* .callee: the function probed */
+	const char *caller_decl;	/* and as "F@FILE:LINE", or NULL */
 };
 
 static const char *comp_str(const struct probe_point *pp, const char *f)
@@ -999,10 +1001,14 @@ static int build_callee(struct prov_ctx *c, struct kfn *k,
 			const struct kinline *in)
 {
 	void *args[2] = { c, k };
-
+	struct kfunc f;
 	int i;
 
 	k->sym = in->callee;
+	k->caller = in->caller;
+	if (!src->ops->func(src, in->caller, &f) && f.file && f.line)
+		k->caller_decl = arena_printf(c->s->arena, "%s@%s:%d",
+					      in->caller, f.file, f.line);
 	k->paths = in->paths;
 	for (i = 0; i < in->paths->n; i++) {
 		const struct kcallpath *p = in->paths->items[i];
@@ -1323,6 +1329,37 @@ static int kfn_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 	return 0;
 }
 
+/* name with the first "functor(\"text\")" after it as "functor(\"with\")". */
+static const char *replace_arg(struct arena *a, const char *name,
+			       const char *functor, const char *text,
+			       const char *with)
+{
+	const char *q = arena_printf(a, "%s(\"%s\")", functor, text);
+	const char *at = with ? strstr(name, q) : NULL;
+
+	if (!at)
+		return name;
+	return arena_printf(a, "%.*s%s(\"%s\")%s", (int)(at - name), name,
+			    functor, with, at + strlen(q));
+}
+
+/* A callee as the established tool lists it, both functions with
+ * their file and line: function("F@FILE:LINE").callee("G@FILE:LINE").
+ */
+static const char *callee_list_name(const struct derived_probe *dp,
+				    struct arena *a)
+{
+	const struct kfn *k = dp->priv;
+	const char *name = replace_arg(a, dp->name, "function", k->caller,
+				       k->caller_decl);
+
+	if (!k->typed || !k->sig.file || !k->sig.line)
+		return name;
+	return replace_arg(a, name, ".callee", k->sym,
+			   arena_printf(a, "%s@%s:%d", k->sym, k->sig.file,
+					k->sig.line));
+}
+
 /* With DWARF, a function is listed with its file and line, as
  * kernel.function("vfs_read@fs/read_write.c:450").
  */
@@ -1334,6 +1371,8 @@ static const char *kfn_list_name(const struct derived_probe *dp,
 				     k->sym ? k->sym : "");
 	const char *at = k->sym ? strstr(dp->name, q) : NULL;
 
+	if (k->paths)
+		return callee_list_name(dp, a);
 	if (k->decl) {		/* an inlined copy, by its declaration */
 		q = arena_printf(a, "function(\"%.*s\")",
 				 (int)strcspn(k->decl, "@"), k->decl);
