@@ -17,8 +17,10 @@
  */
 #include <linux/fs.h>
 #include <linux/namei.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
+#include <linux/uaccess.h>
 #include <linux/uprobes.h>
 
 #include "stp_session.h"
@@ -180,7 +182,14 @@ static bool _stp_ucalled_via(const struct stp_uprobe *up,
 #endif
 	if (up->depth < 1 || up->depth > STP_UCALLEE_DEPTH)
 		return false;
+	/* outside a probe's run: per-CPU buffers need the CPU, and the
+	 * reads must not fault pages in (no context says they may)
+	 */
+	preempt_disable();
+	pagefault_disable();
 	levels = _stp_ucall_returns(regs, ra, up->depth);
+	pagefault_enable();
+	preempt_enable();
 	for (i = 0; i < up->npaths; i++)
 		if (up->paths[i].depth <= levels &&
 		    _stp_upath_match(&up->paths[i], ra, bias))
