@@ -205,44 +205,124 @@ static int _stp_kprobe_watch_modules(struct stp_kprobe *k, int n)
 	return 0;
 }
 
-static bool _stp_kcall_match(unsigned long ra, const struct stp_kcall *from,
-			     int n, bool *trampoline)
+#ifdef STAP_CALLEE_MATCHALL
+/* -DSTAP_CALLEE_MATCHALL: a .callee probe runs on every call. */
+bool _stp_kcalled_via(struct pt_regs *regs, const struct stp_kpath *paths,
+		      int n, int depth)
+{
+	return true;
+}
+#else
+static u32 _stp_kcall_hash(const char *s)
+{
+	u32 h = 2166136261u;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* Where the first depth frames return: ra[0] the probed function's own
+ * return.  At a function's entry the return address is on top of the
+ * stack (kprobes by int3 and by ftrace both give the stack pointer of
+ * the entry); a return probe on the same function may have put its
+ * trampoline there, and deeper levels need the unwinder anyway, which
+ * knows the real addresses.  Returns the number of levels known.
+ */
+static int _stp_kcall_returns(struct pt_regs *regs, unsigned long *ra,
+			      int depth)
+{
+	unsigned long pcs[STP_KCALLEE_DEPTH + 1];
+	struct _stp_sym sym;
+	int i, n;
+
+	if (depth == 1 &&
+	    !copy_from_kernel_nofault(ra, (void *)kernel_stack_pointer(regs),
+				      sizeof(*ra)) &&
+	    !_stp_sym_lookup(ra[0], NULL, &sym) && sym.name &&
+	    !strstr(sym.name, "trampoline"))
+		return 1;
+	n = _stp_kstack_unwind(regs, pcs, depth + 1);
+	for (i = 1; i < n; i++)
+		ra[i - 1] = pcs[i];
+	return n > 0 ? n - 1 : 0;
+}
+
+/* Whether path p matches the levels' names (by hash) and offsets. */
+static bool _stp_kpath_hashes(const struct stp_kpath *p, const u32 *h,
+			      const unsigned long *off, const bool *known)
+{
+	int i, l = 0;
+	bool hit = false;
+
+	for (i = 0; i < p->n; i++) {
+		const struct stp_kcall *c = &p->calls[i];
+
+		if (c->level != l) {
+			if (!hit)
+				return false;
+			l = c->level;
+			hit = false;
+		}
+		if (known[l] && c->hash == h[l] && c->offset == off[l])
+			hit = true;
+	}
+	return hit;
+}
+
+/* The same by name: a hash match is checked for real. */
+static bool _stp_kpath_names(const struct stp_kpath *p,
+			     const unsigned long *ra)
 {
 	struct _stp_sym sym;
-	int i;
+	int i, l = -1;
+	bool hit = true;
 
-	if (_stp_sym_lookup(ra, NULL, &sym) || !sym.name)
+	for (i = 0; i < p->n; i++) {
+		const struct stp_kcall *c = &p->calls[i];
+
+		if (c->level != l) {
+			if (!hit)
+				return false;
+			l = c->level;
+			hit = false;
+			if (_stp_sym_lookup(ra[l], NULL, &sym) || !sym.name)
+				return false;
+		}
+		if (!hit && c->offset == sym.offset &&
+		    !strcmp(c->symbol, sym.name))
+			hit = true;
+	}
+	return hit;
+}
+
+bool _stp_kcalled_via(struct pt_regs *regs, const struct stp_kpath *paths,
+		      int n, int depth)
+{
+	unsigned long ra[STP_KCALLEE_DEPTH], off[STP_KCALLEE_DEPTH];
+	bool known[STP_KCALLEE_DEPTH];
+	u32 h[STP_KCALLEE_DEPTH];
+	struct _stp_sym sym;
+	int i, levels;
+
+	if (depth < 1 || depth > STP_KCALLEE_DEPTH)
 		return false;
+	levels = _stp_kcall_returns(regs, ra, depth);
+	for (i = 0; i < levels; i++) {
+		known[i] = !_stp_sym_lookup(ra[i], NULL, &sym) && sym.name;
+		h[i] = known[i] ? _stp_kcall_hash(sym.name) : 0;
+		off[i] = known[i] ? sym.offset : 0;
+	}
 	for (i = 0; i < n; i++)
-		if (sym.offset == from[i].offset &&
-		    !strcmp(sym.name, from[i].symbol))
+		if (paths[i].depth <= levels &&
+		    _stp_kpath_hashes(&paths[i], h, off, known) &&
+		    _stp_kpath_names(&paths[i], ra))
 			return true;
-	*trampoline = strstr(sym.name, "trampoline") != NULL;
 	return false;
 }
-
-/* At a function's entry the return address is on top of the stack
- * (kprobes by int3 and by ftrace both give the stack pointer of the
- * entry); kallsyms names the place it returns to.  A return probe on
- * the same function may have put its trampoline there first: then the
- * unwinder, which knows the real address, says where the call returns.
- */
-bool _stp_kcalled_from(struct pt_regs *regs, const struct stp_kcall *from,
-		       int n)
-{
-	unsigned long ra, pcs[2];
-	bool trampoline = false;
-
-	if (copy_from_kernel_nofault(&ra,
-				     (void *)kernel_stack_pointer(regs),
-				     sizeof(ra)))
-		return false;
-	if (_stp_kcall_match(ra, from, n, &trampoline))
-		return true;
-	if (!trampoline || _stp_kstack_unwind(regs, pcs, 2) < 2)
-		return false;
-	return _stp_kcall_match(pcs[1], from, n, &trampoline);
-}
+#endif
 
 int _stp_kprobes_register(struct stp_kprobe *k, int n)
 {

@@ -35,17 +35,36 @@ struct stp_kprobe {
  * follow their module: unregistered when it is removed, registered
  * again when it comes back.
  */
-/* A return address a .callee probe accepts: symbol + offset. */
+/* A return address a .callee probe accepts at one level of the stack
+ * (0: where the callee returns, 1: where its caller returns, ...), as
+ * symbol + offset; hash is the FNV-1a of the symbol.
+ */
 struct stp_kcall {
 	const char *symbol;
 	unsigned long offset;
+	int level;
+	u32 hash;
 };
 
-/* Whether the function entered at regs (a probe at its entry) returns
- * to one of the n places of from: a .callee probe's filter.
+/* One way down from the probed function to the callee: n places, in
+ * the order of their levels, depth levels.  Each level of the stack
+ * must return to one of the places of its level.
  */
-bool _stp_kcalled_from(struct pt_regs *regs, const struct stp_kcall *from,
-		       int n);
+struct stp_kpath {
+	const struct stp_kcall *calls;
+	int n;
+	int depth;
+};
+
+/* The deepest path a check unwinds (.callees(N) of the translator). */
+#define STP_KCALLEE_DEPTH 8
+
+/* Whether the function entered at regs (a probe at its entry) was
+ * called along one of the n paths, none deeper than depth: a .callee
+ * probe's filter.
+ */
+bool _stp_kcalled_via(struct pt_regs *regs, const struct stp_kpath *paths,
+		      int n, int depth);
 
 int _stp_kprobes_register(struct stp_kprobe *k, int n);
 void _stp_kprobes_unregister(struct stp_kprobe *k, int n);

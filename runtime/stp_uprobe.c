@@ -17,8 +17,10 @@
  */
 #include <linux/fs.h>
 #include <linux/namei.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
+#include <linux/uaccess.h>
 #include <linux/uprobes.h>
 
 #include "stp_session.h"
@@ -117,6 +119,84 @@ static bool _stp_uprobe_filter(struct uprobe_consumer *uc,
 
 /* -------------------------------------------------------- the callbacks */
 
+/* Where the first depth frames return, at the probed function's entry:
+ * ra[0] is on top of the stack; deeper levels need the unwinder (the
+ * call frame information of the probed file, which the module
+ * carries).  Returns the number of levels known.
+ */
+static int _stp_ucall_returns(struct pt_regs *regs, unsigned long *ra,
+			      int depth)
+{
+	unsigned long pcs[STP_UCALLEE_DEPTH + 1];
+	int i, n;
+
+	if (depth == 1) {
+		if (_stp_uread(ra, regs->sp, sizeof(*ra)))
+			return 0;
+		ra[0] = _stp_uret_real(regs->sp, ra[0]);
+		return 1;
+	}
+	n = _stp_ustack_unwind_regs(regs, pcs, depth + 1);
+	for (i = 1; i < n; i++)
+		ra[i - 1] = pcs[i];
+	return n > 0 ? n - 1 : 0;
+}
+
+/* Whether path p's levels hold the return addresses ra, which the
+ * file's load bias moved from its link-time places.
+ */
+static bool _stp_upath_match(const struct stp_upath *p,
+			     const unsigned long *ra, unsigned long bias)
+{
+	int i, l = 0;
+	bool hit = false;
+
+	for (i = 0; i < p->n; i++) {
+		const struct stp_ucall *c = &p->calls[i];
+
+		if (c->level != l) {
+			if (!hit)
+				return false;
+			l = c->level;
+			hit = false;
+		}
+		if (c->pc + bias == ra[l])
+			hit = true;
+	}
+	return hit;
+}
+
+/* A .callee probe's filter: whether the function entered at regs was
+ * called along one of the probe's paths.  Every place is in the same
+ * file as the entry, whose address at run time gives the bias.
+ */
+static bool _stp_ucalled_via(const struct stp_uprobe *up,
+			     struct pt_regs *regs)
+{
+	unsigned long ra[STP_UCALLEE_DEPTH];
+	unsigned long bias = instruction_pointer(regs) - up->entry_pc;
+	int i, levels;
+
+#ifdef STAP_CALLEE_MATCHALL
+	return true;	/* every call */
+#endif
+	if (up->depth < 1 || up->depth > STP_UCALLEE_DEPTH)
+		return false;
+	/* outside a probe's run: per-CPU buffers need the CPU, and the
+	 * reads must not fault pages in (no context says they may)
+	 */
+	preempt_disable();
+	pagefault_disable();
+	levels = _stp_ucall_returns(regs, ra, up->depth);
+	pagefault_enable();
+	preempt_enable();
+	for (i = 0; i < up->npaths; i++)
+		if (up->paths[i].depth <= levels &&
+		    _stp_upath_match(&up->paths[i], ra, bias))
+			return true;
+	return false;
+}
+
 /* A hit outside the target's tree (a process forked from one that had
  * the breakpoint, or an mm the filter let in) asks the kernel to take
  * the breakpoint out of this process; the filter agrees.  Nothing but
@@ -133,6 +213,8 @@ static int _stp_uprobe_hit(struct uprobe_consumer *uc, struct pt_regs *regs
 
 	if (!_stp_uprobe_wanted(up))
 		return UPROBE_HANDLER_REMOVE;
+	if (up->npaths && !_stp_ucalled_via(up, regs))
+		return 0;
 	up->handler(up, regs);
 	return 0;
 }
@@ -159,8 +241,10 @@ static int _stp_uretprobe_hit(struct uprobe_consumer *uc, unsigned long func,
 	f = _stp_uframe_find(up->frames, current, regs->sp);
 	if (!f)
 		return 0;
-	if (_stp_uprobe_wanted(up))
+	if (_stp_uprobe_wanted(up) && up->ret_handler)
 		up->ret_handler(up, regs, _stp_uframe_data(up->frames, f));
+	else if (_stp_uprobe_wanted(up))
+		up->handler(up, regs);
 	_stp_uframe_done(up->frames, f, false);
 	return 0;
 }
@@ -181,12 +265,15 @@ static int _stp_uretprobe_entry_hit(struct uprobe_consumer *uc,
 
 	if (!_stp_uprobe_wanted(up))
 		return UPROBE_HANDLER_REMOVE;
+	/* a call from elsewhere: no frame, its return does not run */
+	if (up->npaths && !_stp_ucalled_via(up, regs))
+		return 0;
 	f = _stp_uframe_claim(up->frames, current, STP_URET_SP(regs->sp));
 	if (!f) {
 		_stp_probe_skipped_why(STP_SKIP_OTHER);
 		return 0;
 	}
-	_stp_uframe_done(up->frames, f,
+	_stp_uframe_done(up->frames, f, !up->entry_handler ||
 			 !up->entry_handler(up, regs,
 					    _stp_uframe_data(up->frames, f)));
 	return 0;
@@ -293,7 +380,7 @@ static int _stp_uprobe_register_one(struct stp_uprobe *up)
 		up->uc.ret_handler = _stp_uretprobe_hit;
 	else
 		up->uc.handler = _stp_uprobe_hit;
-	if (up->ret && up->data_size) {
+	if (up->ret && (up->data_size || up->npaths)) {
 		up->frames = _stp_uframes_new(up->data_size);
 		if (!up->frames)
 			return -ENOMEM;

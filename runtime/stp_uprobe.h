@@ -12,6 +12,29 @@
 struct stp_probe;
 struct inode;
 
+/* A place a .callee probe's callee may be called from: where one call
+ * on the way down returns, at one level of the stack (0: where the
+ * callee returns, 1: where its caller returns, ...), as a link-time
+ * address of the probed file.
+ */
+struct stp_ucall {
+	unsigned long pc;
+	int level;
+};
+
+/* One way down to the callee: n places in the order of their levels,
+ * depth levels; each level of the stack must return to one of its
+ * level's places.
+ */
+struct stp_upath {
+	const struct stp_ucall *calls;
+	int n;
+	int depth;
+};
+
+/* The deepest path a check unwinds (.callees(N) of the translator). */
+#define STP_UCALLEE_DEPTH 8
+
 /* One probe site, in a table the generated module fills in.  The
  * handler runs in the probed task, with its user registers, in a
  * context that may sleep (see _stp_uread); it only has to run the
@@ -28,6 +51,15 @@ struct stp_uprobe {
 	bool must;		/* failure to register fails the start */
 	const struct stp_probe *probe;
 	int (*handler)(struct stp_uprobe *up, struct pt_regs *regs);
+	/* .callee: only when called along one of npaths paths, none
+	 * deeper than depth; entry_pc is the link-time address of the
+	 * probed function's entry (offset's).  A .return probe then
+	 * checks at the entry, in a frame (data_size 0 is fine).
+	 */
+	const struct stp_upath *paths;
+	int npaths;
+	int depth;
+	unsigned long entry_pc;
 	/* runtime-private, left zero by the translator */
 	struct uprobe_consumer uc;
 	struct inode *inode;	/* held from register to unregister */
@@ -38,6 +70,8 @@ struct stp_uprobe {
 	 * entry_handler runs at the function's entry and fills data,
 	 * which ret_handler gets at the return (instead of handler).  A
 	 * nonzero return of entry_handler drops the frame's return.
+	 * Without them (a .callee's check alone), handler runs at the
+	 * return.
 	 */
 	int (*entry_handler)(struct stp_uprobe *up, struct pt_regs *regs,
 			     void *data);

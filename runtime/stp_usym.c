@@ -287,9 +287,9 @@ static bool _stp_upc_at_entry(unsigned long pc)
  * chain, as does a return address that is not code; the walk only goes
  * up the stack.
  */
-static int _stp_ustack_unwind(struct context *c, unsigned long *pcs, int max)
+static int _stp_ustack_unwind_regs(struct pt_regs *regs, unsigned long *pcs,
+				   int max)
 {
-	struct pt_regs *regs = _stp_user_regs(c);
 	struct _stp_uframe_regs f;
 	unsigned long ret, sp;
 	int n = 0, rc;
@@ -316,4 +316,9 @@ static int _stp_ustack_unwind(struct context *c, unsigned long *pcs, int max)
 		pcs[n++] = f.pc;
 	}
 	return n;
+}
+
+static int _stp_ustack_unwind(struct context *c, unsigned long *pcs, int max)
+{
+	return _stp_ustack_unwind_regs(_stp_user_regs(c), pcs, max);
 }

@@ -20,8 +20,7 @@
 		 "process.library(s),process(s).library(s)}"
 
 static const char *const dwarf_patterns[] = {
-	DW_ROOTS ".function(s){.return.maxactive(n),"
-		".callee(s){,.call,.return},.callees,.callees(n)}",
+	DW_ROOTS ".function(s).return.maxactive(n)",
 	DW_ROOTS ".statement({s,n}).nearest",
 	"process(n).statement(n).absolute{,.return}",
 	NULL

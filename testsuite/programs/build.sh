@@ -53,6 +53,8 @@
 #                      a static) for @var in user-space probes, PIE
 #   watched            writes and reads one global a known number of
 #                      times (process.data watchpoints), not PIE
+#   callees            calls three levels deep, -g -O2 (the compiler's
+#                      call sites: .callee and .callees probes)
 
 set -eu
 
@@ -67,7 +69,7 @@ CXX=${CXX:-g++}
 mkdir -p "$out"
 for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c \
 	 stacks.c guru.c syscalls.c netpair.c netevents.c live.c forker.c \
-	 lazy.c watched.c labels.c globals.c; do
+	 lazy.c watched.c labels.c globals.c callees.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
@@ -121,3 +123,4 @@ $CC -g -O0 -o lazy lazy.c
 $CC -g -O0 -no-pie -fno-pie -o watched watched.c
 $CC -g -O0 -o labels labels.c
 $CC -g -O0 -o globals globals.c
+$CC -g -O2 -o callees callees.c

@@ -264,6 +264,33 @@ kernel_hash()
 	    2>/dev/null | sha256sum | cut -c1-16
 }
 
+# has_debuginfo KVER: whether the kernel's DWARF is where stap looks:
+# /usr/lib/debug, or under a root that $SYSTEMTAP_DEBUGINFO_PATH names
+# (a debug tree, or an unpacked -dbg package holding one in
+# usr/lib/debug), as translator/debuginfo/kmod.c reads it.
+has_debuginfo()
+{
+	local k=$1 roots=() root sub IFS=:
+
+	if [ -n "${SYSTEMTAP_DEBUGINFO_PATH:-}" ]; then
+		for root in $SYSTEMTAP_DEBUGINFO_PATH; do
+			root=${root##[+-]}
+			root=${root##[+-]}
+			case $root in /*) roots+=("$root") ;; esac
+		done
+	else
+		roots=(/usr/lib/debug)
+	fi
+	for root in ${roots[@]+"${roots[@]}"}; do
+		for sub in "" /usr/lib/debug; do
+			[ -f "$root$sub/boot/vmlinux-$k" ] ||
+				[ -f "$root$sub/lib/modules/$k/vmlinux" ] &&
+				return 0
+		done
+	done
+	return 1
+}
+
 # build_one KVER NAME: t_NAME.ko in $tmp/KVER/build/NAME, from the cache
 # when it has it; the verdict goes to NAME.status for the TAP pass.
 build_one()
@@ -277,7 +304,7 @@ build_one()
 	split_words args "$(header args "$script")"
 	split_words sargs "$(header script-args "$script")"
 	types=$(header types "$script")
-	[ -f "/usr/lib/debug/boot/vmlinux-$k" ] && dbg=yes
+	has_debuginfo "$k" && dbg=yes
 	# "types: dwarf" tests run where the kernel's debuginfo is
 	if [ "$types" = dwarf ] && [ $dbg = no ]; then
 		echo na >"$bdir/status"

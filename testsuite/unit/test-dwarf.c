@@ -1102,11 +1102,57 @@ static void kcall_cb(const struct kcallsite *cs, void *arg)
 	out->ret_pc++;	/* counts the calls past the first's address */
 }
 
+/* The paths down to security_file_permission, kept by the callback. */
+static void kcallee_cb(const char *caller, const char *callee,
+		       const struct vec *paths, void *arg)
+{
+	const struct vec **out = arg;
+
+	if (!strcmp(caller, "vfs_read") &&
+	    !strcmp(callee, "security_file_permission"))
+		*out = paths;
+}
+
 static void klabel_cb(const struct klabel *l, void *arg)
 {
 	struct strbuf *sb = arg;
 
 	sb_printf(sb, "%s%s", sb->len ? "," : "", l->label);
+}
+
+/* Two levels under vfs_read: rw_verify_area ends in a jump to
+ * security_file_permission (a tail call), which so returns where
+ * rw_verify_area would have, into vfs_read after the call at
+ * vfs_read+off: a path of one level.  Out of range depths are refused.
+ */
+static void test_callees(struct kdwarf *d, unsigned long off)
+{
+	const struct vec *paths = NULL;
+	const struct kcallpath *p;
+	const struct kcallsite *cs;
+	int n, tails = -1;
+
+	n = kdwarf_callees(d, "vfs_read", "*", 2, NULL, kcallee_cb, &paths,
+			   &tails);
+	tap_ok(n > 4 && tails == 0, "vfs_read has callees two levels "
+	       "down (%d), no tail call of its own", n);
+	if (!tap_ok(paths && paths->n == 1, "one way down to "
+		    "security_file_permission"))
+		return;
+	p = paths->items[0];
+	cs = p->depth == 1 && p->levels[0].n == 1 ?
+	     p->levels[0].items[0] : NULL;
+	tap_ok(cs && !strcmp(cs->ret.sym, "vfs_read") &&
+	       cs->ret.offset == off, "by rw_verify_area's jump: it "
+	       "returns to vfs_read+%#lx", off);
+	n = kdwarf_callees(d, "rw_verify_area", "*", 1, NULL, kcallee_cb,
+			   &paths, &tails);
+	tap_ok(n == 0 && tails == 1, "rw_verify_area only jumps");
+	tap_ok(kdwarf_callees(d, "vfs_read", "*", 0, NULL, kcallee_cb,
+			      &paths, &tails) < 0 &&
+	       kdwarf_callees(d, "vfs_read", "*", KDWARF_CALLEE_DEPTH + 1,
+			      NULL, kcallee_cb, &paths, &tails) < 0,
+	       "depths 0 and %d are refused", KDWARF_CALLEE_DEPTH + 1);
 }
 
 /* vfs_read (fs/read_write.c:450, its brace on 451) and the labels of
@@ -1147,6 +1193,7 @@ static void test_rows_labels(struct kdwarf *d)
 	       cs.ret.offset);
 	tap_ok(kdwarf_callsites(d, "vfs_read", "vfs_write", kcall_cb,
 				&cs) == 0, "it never calls vfs_write");
+	test_callees(d, cs.ret.offset);
 }
 
 static void test_kernel(const char *cache)

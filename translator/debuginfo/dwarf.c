@@ -3027,6 +3027,8 @@ static void scope_calls(struct calls_ctx *c, Dwarf_Die *scope,
 		k->caller = func;
 		k->callee = arena_strdup(c->d->arena, name);
 		k->ret_pc = pc;
+		k->tail = dwarf_hasattr(&ch, DW_AT_call_tail_call) ||
+			  dwarf_hasattr(&ch, DW_AT_GNU_tail_call);
 		if (place_of(c->d, pc, func, &k->ret))
 			c->n++;
 	} while (!dwarf_siblingof(&ch, &ch));
@@ -3073,6 +3075,168 @@ int kdwarf_callsites(struct kdwarf *d, const char *func_glob,
 	}
 	free(c.v);
 	return (int)n;
+}
+
+/* A callee found on the way down from a probed function (top). */
+struct kreach {
+	const char *top;
+	const char *caller;		/* the function calling it */
+	const char *callee;
+	struct kcallpath *path;
+	int order;			/* when found: sorts ties */
+};
+
+struct kwalk {
+	struct kdwarf *d;
+	bool (*keep)(const char *caller, void *arg);
+	void *arg;
+	struct vec found;		/* struct kreach * */
+	const struct kreach *from;	/* NULL: the probed functions */
+	struct kreach *last;		/* the group being filled */
+	int tails;
+};
+
+static struct kreach *new_reach(struct kwalk *w, const struct kcallsite *cs)
+{
+	struct arena *a = w->d->arena;
+	struct kreach *r = arena_alloc(a, sizeof(*r));
+
+	r->caller = cs->caller;
+	r->top = w->from ? w->from->top : cs->caller;
+	r->callee = cs->callee;
+	r->order = w->found.n;
+	vec_push(a, &w->found, r);
+	return r;
+}
+
+/* A tail call (a jump) leaves no return address of its own: the callee
+ * returns where its caller would have, by the caller's path.
+ */
+static void tail_reach(struct kwalk *w, const struct kcallsite *cs)
+{
+	const struct kreach *prev = vec_last(&w->found);
+
+	if (!w->from) {
+		w->tails++;
+		return;
+	}
+	/* several jumps of one caller to one callee: one way down */
+	if (prev && prev->path == w->from->path &&
+	    !strcmp(prev->caller, cs->caller) &&
+	    !strcmp(prev->callee, cs->callee))
+		return;
+	new_reach(w, cs)->path = w->from->path;
+}
+
+/* Call sites come sorted by caller, callee and return address: the
+ * calls of one caller to one callee make one level of a path.
+ */
+static void reach_cb(const struct kcallsite *cs, void *arg)
+{
+	struct kwalk *w = arg;
+	struct arena *a = w->d->arena;
+	struct kreach *r = w->last;
+	struct kcallsite *copy;
+	int i;
+
+	if (!w->from && w->keep && !w->keep(cs->caller, w->arg))
+		return;
+	if (cs->tail) {
+		tail_reach(w, cs);
+		return;
+	}
+	if (!r || strcmp(r->caller, cs->caller) ||
+	    strcmp(r->callee, cs->callee)) {
+		r = new_reach(w, cs);
+		r->path = arena_alloc(a, sizeof(*r->path));
+		r->path->depth = 1;
+		if (w->from) {
+			r->path->depth = w->from->path->depth + 1;
+			for (i = 1; i < r->path->depth; i++)
+				r->path->levels[i] =
+					w->from->path->levels[i - 1];
+		}
+		w->last = r;
+	}
+	copy = arena_alloc(a, sizeof(*copy));
+	*copy = *cs;
+	vec_push(a, &r->path->levels[0], copy);
+}
+
+static int kreach_cmp(const void *pa, const void *pb)
+{
+	const struct kreach *a = *(const struct kreach *const *)pa;
+	const struct kreach *b = *(const struct kreach *const *)pb;
+	int r = strcmp(a->top, b->top);
+
+	if (!r)
+		r = strcmp(a->callee, b->callee);
+	return r ? r : a->order - b->order;
+}
+
+/* Every level below the first: the callees of the callees found at
+ * the level above.  0, or -1 when there are too many.  A path as deep
+ * as depth (a tail call adds no level) goes no further.
+ */
+static int walk_deeper(struct kwalk *w, int depth)
+{
+	int d, i, lo = 0, hi;
+
+	for (d = 2; d <= depth; d++) {
+		hi = w->found.n;
+		for (i = lo; i < hi; i++) {
+			w->from = w->found.items[i];
+			w->last = NULL;
+			kdwarf_callsites(w->d, w->from->callee, "*", reach_cb,
+					 w);
+			if (w->found.n > KDWARF_CALLEE_PATHS)
+				return -1;
+		}
+		lo = hi;
+	}
+	return 0;
+}
+
+int kdwarf_callees(struct kdwarf *d, const char *func_glob,
+		   const char *callee_glob, int depth,
+		   bool (*keep)(const char *caller, void *arg),
+		   void (*cb)(const char *caller, const char *callee,
+			      const struct vec *paths, void *arg),
+		   void *arg, int *tails)
+{
+	struct kwalk w = { .d = d, .keep = keep, .arg = arg };
+	struct vec *paths = NULL;
+	const struct kreach *first = NULL;
+	int i, n = 0;
+
+	if (depth < 1 || depth > KDWARF_CALLEE_DEPTH)
+		return -1;
+	kdwarf_callsites(d, func_glob, callee_glob, reach_cb, &w);
+	*tails = w.tails;
+	if (walk_deeper(&w, depth))
+		return -1;
+	if (w.found.n)
+		qsort(w.found.items, (size_t)w.found.n,
+		      sizeof(*w.found.items), kreach_cmp);
+	for (i = 0; i <= w.found.n; i++) {
+		const struct kreach *r = i < w.found.n ? w.found.items[i] :
+					 NULL;
+
+		if (paths && (!r || strcmp(first->top, r->top) ||
+			      strcmp(first->callee, r->callee))) {
+			cb(first->top, first->callee, paths, arg);
+			paths = NULL;
+			n++;
+		}
+		if (!r)
+			break;
+		if (!paths) {
+			paths = arena_alloc(d->arena, sizeof(*paths));
+			first = r;
+		}
+		vec_push(d->arena, paths, r->path);
+	}
+	return n;
 }
 
 /* ------------------------------------------------------ load, free */

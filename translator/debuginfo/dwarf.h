@@ -8,6 +8,7 @@
 #define TAPIR_DEBUGINFO_DWARF_H
 
 #include "debuginfo/ktype.h"
+#include "util.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -206,6 +207,8 @@ struct kcallsite {
 	const char *callee;
 	uint64_t ret_pc;	/* where the call returns */
 	struct kplace ret;	/* the same as a symbol and an offset */
+	bool tail;		/* a tail call (a jump): the callee returns
+				 * where the caller would have */
 };
 
 /* cb per call site, in the out-of-line functions matching func_glob
@@ -218,6 +221,41 @@ int kdwarf_callsites(struct kdwarf *d, const char *func_glob,
 		     const char *callee_glob,
 		     void (*cb)(const struct kcallsite *s, void *arg),
 		     void *arg);
+
+/* .callees(N) goes at most this deep, and one walk down finds at most
+ * KDWARF_CALLEE_PATHS callers and callees on the way.
+ */
+#define KDWARF_CALLEE_DEPTH 8
+#define KDWARF_CALLEE_PATHS 4096
+
+/* One way down from a probed function to a callee: level 0 holds the
+ * calls of the callee (const struct kcallsite *), level 1 the calls of
+ * the function calling it, and so on up to the probed function's own.
+ * On that way each level of the stack returns where one of its level's
+ * calls returns.  A tail call adds no level: the callee returns where
+ * its caller would have.
+ */
+struct kcallpath {
+	int depth;
+	struct vec levels[KDWARF_CALLEE_DEPTH];
+};
+
+/* The callees of the out-of-line functions matching func_glob (those
+ * keep accepts, if keep is not NULL), the first level matching
+ * callee_glob, down to depth levels of calls (1 to
+ * KDWARF_CALLEE_DEPTH): cb per probed function and callee, in that
+ * order, with every path (struct kcallpath *) down to it.  Tail calls
+ * of a probed function itself are left out (where the callee returns
+ * tells nothing then) and counted in *tails.  Returns the number
+ * reported, or -1 when the walk finds more than KDWARF_CALLEE_PATHS.
+ * Everything stays valid as long as d.
+ */
+int kdwarf_callees(struct kdwarf *d, const char *func_glob,
+		   const char *callee_glob, int depth,
+		   bool (*keep)(const char *caller, void *arg),
+		   void (*cb)(const char *caller, const char *callee,
+			      const struct vec *paths, void *arg),
+		   void *arg, int *tails);
 
 /* ---------------------------------------------- user-space programs */
 

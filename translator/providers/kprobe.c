@@ -1,14 +1,14 @@
 /* providers/kprobe.c - kernel function probes: kernel.function(PATTERN)
  * and module(M).function(PATTERN) with .call, .exported, .return,
  * .return.maxactive(N), .label(NAME) (DWARF's C labels) and
- * .callee(NAME) (DWARF's call sites), typed from the type source of the
- * kernel or of module M (M may be a pattern too); and the untyped
- * kprobe.function(S), kprobe.module(M).function(S).  Every probe is a
- * kprobe (or kretprobe) registered by symbol name ("mod:sym" in a
- * module) at start.
+ * .callee(NAME), .callees[(N)] (DWARF's call sites), typed from the
+ * type source of the kernel or of module M (M may be a pattern too);
+ * and the untyped kprobe.function(S), kprobe.module(M).function(S).
+ * Every probe is a kprobe (or kretprobe) registered by symbol name
+ * ("mod:sym" in a module) at start.
  *
  * Probe points that need line tables or inline records (@file, :N,
- * .inline, .label, .callee, .statement, addresses) are reported as
+ * .inline, .label, .callee(s), .statement, addresses) are reported as
  * needing debuginfo.
  */
 #include "../emit.h"
@@ -42,9 +42,8 @@ struct kinline {
 	bool label;			/* not a copy: a label's address in
 					 * caller, a statement there */
 	const char *callee;		/* not a copy: .callee(G), G's entry
-					 * when called from one of rets */
-	struct vec rets;		/* struct kplace *: where the calls
-					 * return in the caller */
+					 * when called along one of paths */
+	const struct vec *paths;	/* struct kcallpath *: the ways down */
 };
 
 /* What pass 3 needs for one probe. */
@@ -64,8 +63,11 @@ struct kfn {
 	uint64_t addr;
 	struct kfunc sig;
 	struct vec vars;		/* struct kvar *, from DWARF */
-	const struct vec *rets;		/* .callee: struct kplace *, the
-					 * return addresses of the calls */
+	const struct vec *paths;	/* .callee: struct kcallpath *, the
+					 * calls it must be reached by */
+	int depth;			/* the deepest of paths */
+	const char *caller;		/* .callee: the function probed */
+	const char *caller_decl;	/* and as "F@FILE:LINE", or NULL */
 };
 
 static const char *comp_str(const struct probe_point *pp, const char *f)
@@ -165,7 +167,7 @@ struct collect {
 	const struct pp_comp *lcomp;	/* .label(NAME), or NULL */
 	const char *label;		/* the label a point is at */
 	const struct pp_comp *ccomp;	/* .callee(NAME), or NULL */
-	struct kinline *last_call;	/* the point of the last call site */
+	const struct pp_comp *cscomp;	/* .callees[(N)], or NULL */
 };
 
 /* The user's point with the function component's argument replaced. */
@@ -183,9 +185,19 @@ static struct probe_point *push_point(struct collect *k, const char *arg)
 		struct pp_comp *nc = arena_alloc(a, sizeof(*nc));
 
 		*nc = *oc;
-		if (oc == k->fcomp || (oc == k->mcomp &&
-				       strcmp(oc->arg->str, k->module)) ||
-		    ((oc == k->lcomp || oc == k->ccomp) && k->label)) {
+		if (oc == k->cscomp && k->label) {
+			/* .callees[(N)] resolves to .callee("G") */
+			struct expr *s = arena_alloc(a, sizeof(*s));
+
+			s->kind = EX_STR;
+			s->loc = oc->loc;
+			s->str = arena_strdup(a, k->label);
+			nc->functor = intern("callee");
+			nc->arg = s;
+		} else if (oc == k->fcomp || (oc == k->mcomp &&
+					      strcmp(oc->arg->str,
+						     k->module)) ||
+			   ((oc == k->lcomp || oc == k->ccomp) && k->label)) {
 			struct expr *s = arena_alloc(a, sizeof(*s));
 
 			*s = *oc->arg;
@@ -341,7 +353,17 @@ static int check_point(struct collect *k)
 			c->errors++;
 			return -1;
 		}
-		if (k->module)
+		if (k->ccomp || k->cscomp)
+			prov_error(c, pp->loc, "'%s' needs the debuginfo "
+				   "(DWARF) of %s: the calls a function makes "
+				   "are only in DWARF's call sites "
+				   "(DW_TAG_call_site), %s has none; install "
+				   "linux-image-%s-dbg",
+				   pp_text(c->s->arena, pp), k->module ?
+				   arena_printf(c->s->arena, "module %s",
+						k->module) : "the kernel",
+				   k->src->ops->name, c->s->kernel_vr);
+		else if (k->module)
 			prov_error(c, pp->loc, "'%s' needs the debuginfo "
 				   "(DWARF) of module %s, which is not "
 				   "installed: install linux-image-%s-dbg",
@@ -352,14 +374,10 @@ static int check_point(struct collect *k)
 					pp_text(c->s->arena, pp)));
 		return -1;
 	}
-	if (pp_comp_of(pp, intern("callees"))) {
-		prov_error(c, pp->loc, ".callees probes are not supported "
-			   "yet");
-		return -1;
-	}
-	if (k->ccomp && (k->spec.lines || k->stmt)) {
-		prov_error(c, k->ccomp->loc, ".callee follows a function "
-			   "name, without a line");
+	if ((k->ccomp || k->cscomp) && (k->spec.lines || k->stmt)) {
+		prov_error(c, (k->ccomp ? k->ccomp : k->cscomp)->loc,
+			   "%s follows a function name, without a line",
+			   k->ccomp ? ".callee" : ".callees");
 		return -1;
 	}
 	if (k->lcomp && (k->spec.lines || k->stmt)) {
@@ -435,52 +453,105 @@ static int expand_labels(struct collect *k)
 	return n;
 }
 
-static void callsite_cb(const struct kcallsite *cs, void *arg)
+/* The depth of .callees(N), 1 for .callees and .callee(G); 0 after
+ * reporting a bad one.
+ */
+static int callee_depth(struct collect *k)
+{
+	int64_t n = 1;
+
+	if (!k->cscomp || !k->cscomp->arg)
+		return 1;
+	if (!pp_arg_num(k->cscomp->arg, &n) || n < 1 ||
+	    n > KDWARF_CALLEE_DEPTH) {
+		prov_error(k->c, k->cscomp->arg->loc, "the depth of "
+			   ".callees(N) must be between 1 and %d",
+			   KDWARF_CALLEE_DEPTH);
+		return 0;
+	}
+	return (int)n;
+}
+
+/* FUNC@FILE names the probed functions, not those on the way down. */
+static bool callee_keep(const char *caller, void *arg)
+{
+	struct collect *k = arg;
+	struct kfunc f;
+
+	return !k->spec.file ||
+	       (!k->src->ops->func(k->src, caller, &f) &&
+		file_matches(k->c->s->arena, k->spec.file, f.file));
+}
+
+/* One point per probed function and callee, with every path down. */
+static void callee_cb(const char *caller, const char *callee,
+		      const struct vec *paths, void *arg)
 {
 	struct collect *k = arg;
 	struct arena *a = k->c->s->arena;
-	struct kinline *in = k->last_call;
-	struct kplace *ret;
-	struct kfunc f;
+	struct kinline *in;
+	struct probe_point *np;
 
-	if (k->spec.file && (k->src->ops->func(k->src, cs->caller, &f) ||
-			     !file_matches(a, k->spec.file, f.file)))
+	/* a module's call of the kernel (or of another module): the
+	 * probe would be on a function the module does not have
+	 */
+	if (k->module && !target_module_has_func(k->c, k->mcomp->arg->loc,
+						 k->module, callee))
 		return;
-	/* the calls of one caller to one callee make one probe */
-	if (!in || strcmp(in->caller, cs->caller) ||
-	    strcmp(in->callee, cs->callee)) {
-		struct probe_point *np;
-
-		in = arena_alloc(a, sizeof(*in));
-		in->caller = arena_strdup(a, cs->caller);
-		in->callee = arena_strdup(a, cs->callee);
-		k->label = in->callee;
-		np = push_point(k, cs->caller);
-		k->label = NULL;
-		np->prov_data = in;
-		k->last_call = in;
-	}
-	ret = arena_alloc(a, sizeof(*ret));
-	*ret = cs->ret;
-	ret->sym = arena_strdup(a, cs->ret.sym);
-	vec_push(a, &in->rets, ret);
+	in = arena_alloc(a, sizeof(*in));
+	in->caller = caller;
+	in->callee = callee;
+	in->paths = paths;
+	k->label = callee;
+	np = push_point(k, caller);
+	k->label = NULL;
+	np->prov_data = in;
 }
 
-/* .callee(GLOB) of the functions of k->spec: the entry of each callee
- * DWARF's call sites name, for the calls from those functions only.
+/* .callee(GLOB), .callees and .callees(N) of the functions of k->spec:
+ * the entry of each callee DWARF's call sites name, N levels down, for
+ * the calls along those paths only.
  */
 static int expand_callees(struct collect *k)
 {
 	struct prov_ctx *c = k->c;
-	const char *glob = k->ccomp->arg->str;
-	int n0 = k->out->n;
+	const char *glob = k->ccomp ? k->ccomp->arg->str : "*";
+	int n, tails, n0 = k->out->n, depth = callee_depth(k);
 
+	if (!depth)
+		return -1;
 	k->many = true;	/* a callee the kernel refuses is skipped */
-	kdwarf_callsites(k->dw, k->spec.func, glob, callsite_cb, k);
-	if (k->out->n == n0 && !c->optional && !c->quiet)
+	n = kdwarf_callees(k->dw, k->spec.func, glob, depth, callee_keep,
+			   callee_cb, k, &tails);
+	if (n < 0) {
+		prov_error(c, k->cscomp->arg->loc, ".callees(%d) of '%s' "
+			   "reaches more than %d calls: give a smaller "
+			   "depth", depth, k->text, KDWARF_CALLEE_PATHS);
+		return -1;
+	}
+	if (k->out->n > n0 || c->optional || c->quiet)
+		return k->out->n - n0;
+	if (n)
+		prov_error(c, (k->ccomp ? k->ccomp : k->cscomp)->loc,
+			   "every callee of '%s' found is outside module %s: "
+			   "probe it as kernel.function(\"NAME\") or in its "
+			   "own module", k->text, k->module);
+	else if (k->ccomp)
 		prov_error(c, k->ccomp->arg->loc, "no call of '%s' in '%s' "
-			   "that DWARF describes", glob, k->text);
-	return k->out->n - n0;
+			   "that DWARF describes%s", glob, k->text, tails ?
+			   " (tail calls leave no return address to tell "
+			   "where the callee was called from)" : "");
+	else if (tails)
+		prov_error(c, k->cscomp->loc, "'%s' only makes tail calls, "
+			   "which leave no return address to tell where "
+			   "the callee was called from", k->text);
+	else
+		prov_error(c, k->cscomp->loc, "no call in '%s' that DWARF "
+			   "describes (DW_TAG_call_site naming a callee): "
+			   "it calls nothing, only through pointers, or "
+			   "was built without call-site information",
+			   k->text);
+	return -1;
 }
 
 /* The points of k->spec in the kernel or one module, whose sources
@@ -500,7 +571,7 @@ static int expand_in(struct collect *k)
 		  k->spec.lines;
 	if (k->lcomp)
 		return expand_labels(k);
-	if (k->ccomp)
+	if (k->ccomp || k->cscomp)
 		return expand_callees(k);
 	if (pp_comp_of(pp, intern("inline"))) {
 		kdwarf_inlines(k->dw, k->spec.func, inline_cb, k);
@@ -715,6 +786,7 @@ static int kfn_expand(struct prov_ctx *c, const struct probe_point *pp,
 	k.text = text;
 	k.lcomp = pp_comp_of(pp, intern("label"));
 	k.ccomp = pp_comp_of(pp, intern("callee"));
+	k.cscomp = pp_comp_of(pp, intern("callees"));
 	if (comp_str(pp, "module"))
 		return module_expand(&k);
 	k.src = target_kernel_types(c, pp->loc);
@@ -929,9 +1001,21 @@ static int build_callee(struct prov_ctx *c, struct kfn *k,
 			const struct kinline *in)
 {
 	void *args[2] = { c, k };
+	struct kfunc f;
+	int i;
 
 	k->sym = in->callee;
-	k->rets = &in->rets;
+	k->caller = in->caller;
+	if (!src->ops->func(src, in->caller, &f) && f.file && f.line)
+		k->caller_decl = arena_printf(c->s->arena, "%s@%s:%d",
+					      in->caller, f.file, f.line);
+	k->paths = in->paths;
+	for (i = 0; i < in->paths->n; i++) {
+		const struct kcallpath *p = in->paths->items[i];
+
+		if (p->depth > k->depth)
+			k->depth = p->depth;
+	}
 	k->at_entry = true;
 	if (src->ops->func(src, k->sym, &k->sig)) {
 		k->typed = false;
@@ -1245,6 +1329,37 @@ static int kfn_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 	return 0;
 }
 
+/* name with the first "functor(\"text\")" after it as "functor(\"with\")". */
+static const char *replace_arg(struct arena *a, const char *name,
+			       const char *functor, const char *text,
+			       const char *with)
+{
+	const char *q = arena_printf(a, "%s(\"%s\")", functor, text);
+	const char *at = with ? strstr(name, q) : NULL;
+
+	if (!at)
+		return name;
+	return arena_printf(a, "%.*s%s(\"%s\")%s", (int)(at - name), name,
+			    functor, with, at + strlen(q));
+}
+
+/* A callee as the established tool lists it, both functions with
+ * their file and line: function("F@FILE:LINE").callee("G@FILE:LINE").
+ */
+static const char *callee_list_name(const struct derived_probe *dp,
+				    struct arena *a)
+{
+	const struct kfn *k = dp->priv;
+	const char *name = replace_arg(a, dp->name, "function", k->caller,
+				       k->caller_decl);
+
+	if (!k->typed || !k->sig.file || !k->sig.line)
+		return name;
+	return replace_arg(a, name, ".callee", k->sym,
+			   arena_printf(a, "%s@%s:%d", k->sym, k->sig.file,
+					k->sig.line));
+}
+
 /* With DWARF, a function is listed with its file and line, as
  * kernel.function("vfs_read@fs/read_write.c:450").
  */
@@ -1256,6 +1371,8 @@ static const char *kfn_list_name(const struct derived_probe *dp,
 				     k->sym ? k->sym : "");
 	const char *at = k->sym ? strstr(dp->name, q) : NULL;
 
+	if (k->paths)
+		return callee_list_name(dp, a);
 	if (k->decl) {		/* an inlined copy, by its declaration */
 		q = arena_printf(a, "function(\"%.*s\")",
 				 (int)strcspn(k->decl, "@"), k->decl);
@@ -1315,7 +1432,7 @@ static void emit_kprobe(struct emitter *em, struct strbuf *d,
 	else
 		sb_printf(d, "\t\t.krp.kp.pre_handler = stp_kp_%d,\n",
 			  dp->index);
-	if (k->ret && (dp->entry_exprs.n || k->rets))
+	if (k->ret && (dp->entry_exprs.n || k->paths))
 		sb_printf(d, "\t\t.krp.entry_handler = "
 			  "stp_kp_%d_entry,\n", dp->index);
 	if (k->must)
@@ -1339,9 +1456,10 @@ static void emit_entry_handler(struct strbuf *d,
 
 	sb_printf(d, "static int stp_kp_%d_entry(struct kretprobe_instance "
 		  "*ri,\n\t\t\t  struct pt_regs *regs)\n{\n", n);
-	if (k->rets)
-		sb_printf(d, "\tif (!_stp_kcalled_from(regs, stp_kp_%d_from, "
-			  "%d))\n\t\treturn 1;\n", n, k->rets->n);
+	if (k->paths)
+		sb_printf(d, "\tif (!_stp_kcalled_via(regs, stp_kp_%d_paths, "
+			  "%d, %d))\n\t\treturn 1;\n", n, k->paths->n,
+			  k->depth);
 	if (dp->entry_exprs.n)
 		sb_printf(d, "\treturn __stp_probe_run(&stp_entry_probe_%d, "
 			  "stp_probe_%d_entry,\n\t\t\t       regs, ri, "
@@ -1351,17 +1469,53 @@ static void emit_entry_handler(struct strbuf *d,
 	sb_puts(d, "}\n\n");
 }
 
-/* The return addresses a .callee probe accepts, as symbol + offset. */
+/* FNV-1a, as the runtime hashes the names it looks up. */
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* The calls a .callee probe must be reached by: per path, the places
+ * where each level of the stack may return, as symbol + offset (level
+ * 0, the callee's own return, first); then the paths over them.
+ */
 static void emit_call_sites(struct strbuf *d, const struct kfn *k, int n)
 {
-	int i;
+	int i, j, l, at = 0;
 
 	sb_printf(d, "static const struct stp_kcall stp_kp_%d_from[] = {\n",
 		  n);
-	for (i = 0; i < k->rets->n; i++) {
-		const struct kplace *p = k->rets->items[i];
+	for (i = 0; i < k->paths->n; i++) {
+		const struct kcallpath *p = k->paths->items[i];
 
-		sb_printf(d, "\t{ \"%s\", %#lx },\n", p->sym, p->offset);
+		for (l = 0; l < p->depth; l++)
+			for (j = 0; j < p->levels[l].n; j++) {
+				const struct kcallsite *cs =
+					p->levels[l].items[j];
+
+				sb_printf(d, "\t{ \"%s\", %#lx, %d, %#x },\n",
+					  cs->ret.sym, cs->ret.offset, l,
+					  name_hash(cs->ret.sym));
+			}
+	}
+	sb_puts(d, "};\n\n");
+	sb_printf(d, "static const struct stp_kpath stp_kp_%d_paths[] = {\n",
+		  n);
+	for (i = 0; i < k->paths->n; i++) {
+		const struct kcallpath *p = k->paths->items[i];
+		int calls = 0;
+
+		for (l = 0; l < p->depth; l++)
+			calls += p->levels[l].n;
+		sb_printf(d, "\t{ stp_kp_%d_from + %d, %d, %d },\n", n, at,
+			  calls, p->depth);
+		at += calls;
 	}
 	sb_puts(d, "};\n\n");
 }
@@ -1378,7 +1532,7 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 		int n = dp->index;
 		const char *ri = k->ret ? "ri" : "NULL";
 
-		if (k->rets)
+		if (k->paths)
 			emit_call_sites(d, k, n);
 		if (!k->ret)
 			sb_printf(d, "static int stp_kp_%d(struct kprobe *kp, "
@@ -1387,10 +1541,10 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 			sb_printf(d, "static int stp_kp_%d(struct "
 				  "kretprobe_instance *ri,\n\t\t    "
 				  "struct pt_regs *regs)\n{\n", n);
-		if (k->rets && !k->ret)
-			sb_printf(d, "\tif (!_stp_kcalled_from(regs, "
-				  "stp_kp_%d_from, %d))\n\t\treturn 0;\n",
-				  n, k->rets->n);
+		if (k->paths && !k->ret)
+			sb_printf(d, "\tif (!_stp_kcalled_via(regs, "
+				  "stp_kp_%d_paths, %d, %d))\n"
+				  "\t\treturn 0;\n", n, k->paths->n, k->depth);
 		if (emit_probe_lean(em, dp))
 			sb_printf(d, "\t__stp_probe_run_lean(%s, "
 				  "stp_probe_%d_lean, regs, %s, NULL,\n"
@@ -1404,7 +1558,7 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 				  emit_probe_may_print(em, dp) ? "true" :
 				  "false");
 		sb_puts(d, "\treturn 0;\n}\n\n");
-		if (k->ret && (dp->entry_exprs.n || k->rets))
+		if (k->ret && (dp->entry_exprs.n || k->paths))
 			emit_entry_handler(d, dp, n);
 	}
 	for (i = 0, total = 0; i < dps->n; i++) {

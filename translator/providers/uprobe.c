@@ -1,6 +1,7 @@
 /* providers/uprobe.c - user-space probes: process("PATH") and
  * process("PATH").library("LIB") with .function(PATTERN) (.call,
- * .exported, .inline, .return, .label(NAME)), .statement("FUNC@FILE:N"),
+ * .exported, .inline, .return, .label(NAME), .callee(NAME),
+ * .callees[(N)]), .statement("FUNC@FILE:N"),
  * .mark(S) and .provider(S).mark(S) from SDT notes, and .plt(S).  Places
  * come from the file's DWARF (or its symbols alone for plain .function),
  * and each probe is a uprobe on the file at the probed instruction's
@@ -42,6 +43,8 @@ struct upoint {
 	const char *args;	/* marker: "-4@%edi ..." */
 	bool typed;		/* UP_FUNC: sig is DWARF's */
 	struct kfunc sig;
+	const struct vec *paths; /* .callee: struct kcallpath *, the calls
+				  * the function must be reached by */
 };
 
 struct uvar {
@@ -218,6 +221,11 @@ struct ucollect {
 	struct uspec spec;
 	const struct pp_comp *labcomp;	/* .label(GLOB), or NULL */
 	const char *label;		/* the label a point is at */
+	const struct pp_comp *ccomp;	/* .callee(GLOB), or NULL */
+	const struct pp_comp *cscomp;	/* .callees[(N)], or NULL */
+	const char *caller;		/* a callee's caller, placed */
+	const char *callee;		/* the callee a point is at */
+	const struct vec *paths;	/* and the ways down to it */
 	bool stmt, inl, call, exported, ret;
 	bool many;			/* from a pattern: failures skip */
 };
@@ -230,12 +238,11 @@ static struct expr *str_arg(struct arena *a, const struct pp_comp *oc,
 {
 	struct expr *e = arena_alloc(a, sizeof(*e));
 
-	if (oc->arg) {
+	if (oc->arg)
 		*e = *oc->arg;
-	} else {
-		e->kind = EX_STR;
+	else
 		e->loc = oc->loc;
-	}
+	e->kind = EX_STR;	/* .callees(N) resolves to .callee("G") */
 	e->str = arena_strdup(a, s);
 	return e;
 }
@@ -280,6 +287,11 @@ static struct probe_point *push_point(struct ucollect *k, const char *arg,
 			nc->arg = str_arg(a, oc, arg);
 		else if (oc == k->labcomp && k->label)
 			nc->arg = str_arg(a, oc, k->label);
+		else if ((oc == k->ccomp || oc == k->cscomp) && k->callee) {
+			/* .callees[(N)] resolves to .callee("G") */
+			nc->functor = intern("callee");
+			nc->arg = str_arg(a, oc, k->callee);
+		}
 		else if (oc->functor == intern("provider") && up->provider)
 			nc->arg = str_arg(a, oc, up->provider);
 		vec_push(a, &np->comps, nc);
@@ -446,6 +458,96 @@ static void dwarf_labels(struct ucollect *k)
 		k->many = true;
 }
 
+/* The entry of a callee, at each of its definitions in the file. */
+static void callee_pc_cb(const struct kfunc *f, uint64_t pc, void *arg)
+{
+	struct ucollect *k = arg;
+	struct upoint up = { .kind = UP_FUNC, .pc = pc, .name = f->name,
+			     .typed = true, .sig = *f, .paths = k->paths };
+
+	k->callee = placed(k, f->name, f->file, f->line);
+	push_point(k, k->caller, &up);
+	k->callee = NULL;
+}
+
+/* FUNC@FILE names the probed functions, not those on the way down. */
+static bool callee_keep(const char *caller, void *arg)
+{
+	struct ucollect *k = arg;
+	const struct ksrc *src = kdwarf_src(k->dw);
+	struct kfunc f;
+
+	return !k->spec.file ||
+	       (!src->ops->func(src, caller, &f) &&
+		file_matches(k->c->s->arena, k->spec.file, f.file));
+}
+
+/* One point per probed function and callee defined in the file (a
+ * call into a library is probed in the library), with every path down.
+ */
+static void callee_cb(const char *caller, const char *callee,
+		      const struct vec *paths, void *arg)
+{
+	struct ucollect *k = arg;
+	const struct ksrc *src = kdwarf_src(k->dw);
+	struct kfunc f;
+
+	k->caller = src->ops->func(src, caller, &f) ? caller :
+		    placed(k, caller, f.file, f.line);
+	k->paths = paths;
+	kdwarf_func_pcs(k->dw, callee, callee_pc_cb, k);
+	k->caller = NULL;
+	k->paths = NULL;
+}
+
+/* The depth of .callees(N), 1 for .callees and .callee(G); 0 after
+ * reporting a bad one.
+ */
+static int callee_depth(struct ucollect *k)
+{
+	int64_t n = 1;
+
+	if (!k->cscomp || !k->cscomp->arg)
+		return 1;
+	if (!pp_arg_num(k->cscomp->arg, &n) || n < 1 ||
+	    n > KDWARF_CALLEE_DEPTH) {
+		prov_error(k->c, k->cscomp->arg->loc, "the depth of "
+			   ".callees(N) must be between 1 and %d",
+			   KDWARF_CALLEE_DEPTH);
+		return 0;
+	}
+	return (int)n;
+}
+
+/* .callee(GLOB), .callees, .callees(N): the entry of each function the
+ * file's call sites name, N levels down, for the calls along those
+ * paths only.  0, or -1 after reporting.
+ */
+static int dwarf_callees(struct ucollect *k, int *tails)
+{
+	const char *glob = k->ccomp ? k->ccomp->arg->str : "*";
+	int depth = callee_depth(k), n;
+
+	if (!depth)
+		return -1;
+	if (uelf_is_32bit(k->obj)) {
+		prov_error(k->c, (k->ccomp ? k->ccomp : k->cscomp)->loc,
+			   "callee probes of a 32-bit (i386) program are not "
+			   "supported yet (%s)", uelf_path(k->obj));
+		return -1;
+	}
+	k->many = true;	/* a callee that cannot be probed is skipped */
+	n = kdwarf_callees(k->dw, k->spec.func, glob, depth, callee_keep,
+			   callee_cb, k, tails);
+	if (n < 0) {
+		prov_error(k->c, k->cscomp->arg->loc, ".callees(%d) of '%s' "
+			   "reaches more than %d calls: give a smaller "
+			   "depth", depth, k->spec.func, KDWARF_CALLEE_PATHS);
+		return -1;
+	}
+	return 0;
+}
+
 /* function(PATTERN) and statement(PATTERN) in a file with DWARF. */
 static void dwarf_functions(struct ucollect *k)
 {
@@ -511,7 +613,7 @@ static int expand_functions(struct ucollect *k, const char *text)
 {
 	struct prov_ctx *c = k->c;
 	const char *path = uelf_path(k->obj);
-	int n0 = k->out->n;
+	int n0 = k->out->n, tails = 0;
 
 	if (!parse_uspec(c->s->arena, text, &k->spec)) {
 		prov_error(c, k->fcomp->arg->loc, "bad function pattern '%s': "
@@ -529,12 +631,32 @@ static int expand_functions(struct ucollect *k, const char *text)
 			   "name, without a line");
 		return -1;
 	}
+	if ((k->ccomp || k->cscomp) && k->spec.lines) {
+		prov_error(c, (k->ccomp ? k->ccomp : k->cscomp)->loc,
+			   "%s follows a function name, without a line",
+			   k->ccomp ? ".callee" : ".callees");
+		return -1;
+	}
 	k->many = k->many || has_wildcard(k->spec.func) ||
 		  (k->spec.file && has_wildcard(k->spec.file)) ||
 		  k->spec.lo != k->spec.hi;
 	k->dw = uelf_dwarf(k->obj, kbuild_cache_dir(k->c->s), NULL);
-	if (k->dw) {
+	if (k->dw && (k->ccomp || k->cscomp)) {
+		if (dwarf_callees(k, &tails))
+			return -1;
+	} else if (k->dw) {
 		dwarf_functions(k);
+	} else if (k->ccomp || k->cscomp) {
+		if (c->optional) {
+			c->errors++;
+			return -1;
+		}
+		prov_error(c, k->fcomp->arg->loc, "'%s' needs the debuginfo "
+			   "(DWARF) of %s: the calls a function makes are "
+			   "only in DWARF's call sites (DW_TAG_call_site), "
+			   "and it has none: " DWARF_ADVICE,
+			   pp_text(c->s->arena, k->pp), path);
+		return -1;
 	} else if (k->spec.file || k->spec.lines || k->inl || k->labcomp) {
 		no_dwarf(c, k->fcomp->arg->loc, arena_printf(c->s->arena,
 			 "'%s'", pp_text(c->s->arena, k->pp)), path);
@@ -555,6 +677,23 @@ static int expand_functions(struct ucollect *k, const char *text)
 	if (k->labcomp)
 		return no_match(k, "no label '%s' with code in '%s' of %s",
 				k->labcomp->arg->str, text, path);
+	if (k->ccomp)
+		return no_match(k, "no call of '%s' in '%s' of %s that DWARF "
+				"describes%s", k->ccomp->arg->str, text, path,
+				tails ? " (tail calls leave no return address "
+				"to tell where the callee was called from)" :
+				"");
+	if (k->cscomp && tails)
+		return no_match(k, "'%s' of %s only makes tail calls, which "
+				"leave no return address to tell where the "
+				"callee was called from", text, path);
+	if (k->cscomp)
+		return no_match(k, "no call in '%s' of %s that DWARF "
+				"describes (DW_TAG_call_site naming a callee "
+				"of the file): it calls nothing, only through "
+				"pointers or other files, or was built "
+				"without call-site information (-O0)", text,
+				path);
 	if (!k->dw && !uelf_has_symtab(k->obj))
 		return no_match(k, "no function '%s' in %s, which has no "
 				"debuginfo (DWARF) nor symbol table, only its "
@@ -1016,6 +1155,8 @@ static int up_expand(struct prov_ctx *c, const struct probe_point *pp,
 	k.exported = has_comp(pp, "exported");
 	k.ret = has_comp(pp, "return");
 	k.labcomp = pp_comp_of(pp, intern("label"));
+	k.ccomp = pp_comp_of(pp, intern("callee"));
+	k.cscomp = pp_comp_of(pp, intern("callees"));
 	if (!k.pcomp->arg)
 		return expand_target(&k);
 	if (k.pcomp->arg->kind != EX_STR)
@@ -1726,13 +1867,77 @@ static void emit_handler(struct emitter *em, struct strbuf *d,
 	sb_puts(d, "\treturn 0;\n}\n\n");
 }
 
+/* The calls a .callee probe must be reached by: per path, the
+ * link-time addresses where each level of the stack may return (level
+ * 0, the callee's own return, first); then the paths over them.
+ */
+static void emit_call_sites(struct strbuf *d, const struct uprobe *u,
+			    int n)
+{
+	const struct vec *paths = u->pt.paths;
+	int i, j, l, at = 0;
+
+	sb_printf(d, "static const struct stp_ucall stp_up_%d_from[] = {\n",
+		  n);
+	for (i = 0; i < paths->n; i++) {
+		const struct kcallpath *p = paths->items[i];
+
+		for (l = 0; l < p->depth; l++)
+			for (j = 0; j < p->levels[l].n; j++) {
+				const struct kcallsite *cs =
+					p->levels[l].items[j];
+
+				sb_printf(d, "\t{ %#" PRIx64 ", %d },\n",
+					  cs->ret_pc, l);
+			}
+	}
+	sb_puts(d, "};\n\n");
+	sb_printf(d, "static const struct stp_upath stp_up_%d_paths[] = {\n",
+		  n);
+	for (i = 0; i < paths->n; i++) {
+		const struct kcallpath *p = paths->items[i];
+		int calls = 0;
+
+		for (l = 0; l < p->depth; l++)
+			calls += p->levels[l].n;
+		sb_printf(d, "\t{ stp_up_%d_from + %d, %d, %d },\n", n, at,
+			  calls, p->depth);
+		at += calls;
+	}
+	sb_puts(d, "};\n\n");
+}
+
+/* A .callee probe's fields of struct stp_uprobe. */
+static void emit_callee_fields(struct strbuf *d, const struct uprobe *u,
+			       int n)
+{
+	int i, depth = 0;
+
+	for (i = 0; i < u->pt.paths->n; i++) {
+		const struct kcallpath *p = u->pt.paths->items[i];
+
+		if (p->depth > depth)
+			depth = p->depth;
+	}
+	sb_printf(d, "\t\t.paths = stp_up_%d_paths,\n"
+		  "\t\t.npaths = %d,\n\t\t.depth = %d,\n"
+		  "\t\t.entry_pc = %#" PRIx64 ",\n", n, u->pt.paths->n,
+		  depth, u->pt.pc);
+}
+
 static void up_emit_group(struct emitter *em, struct vec *dps)
 {
 	struct strbuf *d = emit_out(em, EMIT_DECLS);
 	int i;
 
-	for (i = 0; i < dps->n; i++)
+	for (i = 0; i < dps->n; i++) {
+		const struct derived_probe *dp = dps->items[i];
+		const struct uprobe *u = dp->priv;
+
+		if (u->pt.paths)
+			emit_call_sites(d, u, dp->index);
 		emit_handler(em, d, dps->items[i]);
+	}
 	sb_printf(d, "static struct stp_uprobe stp_uprobes[%d] = {\n",
 		  dps->n);
 	for (i = 0; i < dps->n; i++) {
@@ -1756,6 +1961,8 @@ static void up_emit_group(struct emitter *em, struct vec *dps)
 			sb_puts(d, "\t\t.ret = true,\n");
 		if (u->must)
 			sb_puts(d, "\t\t.must = true,\n");
+		if (u->pt.paths)
+			emit_callee_fields(d, u, dp->index);
 		sb_printf(d, "\t\t.probe = %s,\n", emit_probe_ref(em, dp));
 		if (dp->entry_exprs.n)
 			sb_printf(d, "\t\t.entry_handler = stp_up_%d_entry,\n"
@@ -1779,7 +1986,8 @@ static void up_emit_group(struct emitter *em, struct vec *dps)
 #define UP_ROOTS "{process,process(s),process(n)}{,.library(s)}"
 
 static const char *const up_patterns[] = {
-	UP_ROOTS ".function(s){,.call,.exported,.inline,.return,.label(s)}",
+	UP_ROOTS ".function(s){,.call,.exported,.inline,.return,.label(s),"
+		".callee(s){,.call,.return},.callees,.callees(n)}",
 	UP_ROOTS ".function(n){,.call,.exported,.return}",
 	UP_ROOTS ".statement({s,n})",
 	UP_ROOTS "{.mark(s),.provider(s).mark(s)}",
