@@ -264,6 +264,25 @@ kernel_hash()
 	    2>/dev/null | sha256sum | cut -c1-16
 }
 
+# has_dbg KVER: whether the kernel's DWARF is installed where stap looks
+# for it: under each root of $SYSTEMTAP_DEBUGINFO_PATH (also the top of
+# an unpacked -dbg package), else /usr/lib/debug.
+has_dbg()
+{
+	local r f roots
+	IFS=: read -r -a roots <<<"${SYSTEMTAP_DEBUGINFO_PATH:-/usr/lib/debug}"
+	for r in "${roots[@]}"; do
+		r=${r#[+-]}
+		case $r in /*) ;; *) continue ;; esac
+		for f in "$r/boot/vmlinux-$1" "$r/lib/modules/$1/vmlinux" \
+			 "$r/usr/lib/debug/boot/vmlinux-$1" \
+			 "$r/usr/lib/debug/lib/modules/$1/vmlinux"; do
+			[ -f "$f" ] && return 0
+		done
+	done
+	return 1
+}
+
 # build_one KVER NAME: t_NAME.ko in $tmp/KVER/build/NAME, from the cache
 # when it has it; the verdict goes to NAME.status for the TAP pass.
 build_one()
@@ -277,7 +296,7 @@ build_one()
 	split_words args "$(header args "$script")"
 	split_words sargs "$(header script-args "$script")"
 	types=$(header types "$script")
-	[ -f "/usr/lib/debug/boot/vmlinux-$k" ] && dbg=yes
+	has_dbg "$k" && dbg=yes
 	# "types: dwarf" tests run where the kernel's debuginfo is
 	if [ "$types" = dwarf ] && [ $dbg = no ]; then
 		echo na >"$bdir/status"
