@@ -88,10 +88,20 @@ static int _stp_lines_at(const struct stp_lines *t, unsigned long addr,
 	return 0;
 }
 
-/* The kernel function name, of those with lines, that kallsyms sizes
+/* Whether k is a function of mod, as kallsyms names it ("kernel" or
+ * the module's name).
+ */
+static bool _stp_kline_in(const struct stp_kline *k, const char *mod)
+{
+	return k->mod ? mod && !strcmp(k->mod, mod) :
+		!mod || !strcmp(mod, "kernel");
+}
+
+/* The function name of mod, of those with lines, that kallsyms sizes
  * ksize bytes: its symbol's size up to the alignment padding after it.
  */
 static const struct stp_kline *_stp_kline_of(const char *name,
+					     const char *mod,
 					     unsigned long ksize)
 {
 	const struct stp_kline *fit = NULL;
@@ -107,6 +117,8 @@ static const struct stp_kline *_stp_kline_of(const char *name,
 	/* static functions may share a name: the size tells them apart */
 	for (i = lo; i < STP_NKLINES && !strcmp(stp_klines[i].name, name);
 	     i++) {
+		if (!_stp_kline_in(&stp_klines[i], mod))
+			continue;
 		if (stp_klines[i].size == ksize)
 			return &stp_klines[i];
 		if (stp_klines[i].size <= ksize &&
@@ -131,8 +143,8 @@ int _stp_line_lookup(unsigned long addr, struct task_struct *task,
 	}
 	if (!STP_NKLINES || _stp_sym_lookup(addr, NULL, &sym) || !sym.name)
 		return -ENOENT;
-	k = _stp_kline_of(sym.name, sym.size);
+	k = _stp_kline_of(sym.name, sym.module, sym.size);
 	if (!k || sym.offset >= k->size)
 		return -ENOENT;
-	return _stp_lines_at(k->lines, sym.offset, file, line);
+	return _stp_lines_at(k->lines, k->base + sym.offset, file, line);
 }

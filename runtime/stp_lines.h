@@ -17,7 +17,8 @@ struct stp_lchk {
 };
 
 /* Rows by address (a file offset in a user object, an offset from the
- * function's start in the kernel), each holding its address up to the
+ * function's start in the kernel, a section address of the translator's
+ * choosing in a kernel module), each holding its address up to the
  * next row, encoded from the previous row (the first from 0, file 0,
  * line 0): ULEB128 (address delta << 1 | the file changes), the new
  * file's index in ULEB128 when it does, the line delta in SLEB128.
@@ -31,16 +32,24 @@ struct stp_lines {
 	const char *const *files;
 };
 
-/* The lines of one kernel function, which kallsyms names. */
+/* The lines of one function of the kernel or of a module, which
+ * kallsyms names: its rows start at base in lines (0 in a table of its
+ * own; a module's functions share one table, by the addresses the
+ * translator gave the module's sections, so that where the kernel loads
+ * the module never matters).
+ */
 struct stp_kline {
 	const char *name;
 	unsigned long size;
 	const struct stp_lines *lines;
+	const char *mod;	/* NULL: the kernel itself */
+	unsigned long base;
 };
 
 /* A generated module with kernel lines defines, before the runtime's
- * code, "static const struct stp_kline stp_klines[]" sorted by name and
- * STP_NKLINES, its length.
+ * code, "static const struct stp_kline stp_klines[]" sorted by name
+ * (then the kernel's before the modules', by module) and STP_NKLINES,
+ * its length.
  */
 
 #endif

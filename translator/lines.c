@@ -190,75 +190,195 @@ bool lines_emit_user(struct session *s, struct strbuf *out, struct uelf *u,
 	return true;
 }
 
-struct ksyms_ctx {
+/* The names (kernel functions) or modules to write lines for, each
+ * once.
+ */
+struct names_ctx {
 	struct arena *arena;
-	struct vec names;	/* const char *, each once */
+	struct vec names;	/* const char * */
 };
 
-static void ksym_cb(const char *sym, void *arg)
+static void name_cb(const char *name, void *arg)
 {
-	struct ksyms_ctx *c = arg;
+	struct names_ctx *c = arg;
 	int i;
 
 	for (i = 0; i < c->names.n; i++)
-		if (!strcmp(c->names.items[i], sym))
+		if (!strcmp(c->names.items[i], name))
 			return;
-	vec_push(c->arena, &c->names, (void *)sym);
+	vec_push(c->arena, &c->names, (void *)name);
 }
 
-static int name_cmp(const void *a, const void *b)
+/* One entry of stp_klines[]: a function, the table holding its rows
+ * and where it starts there (0 for a table of its own).
+ */
+struct kl_ent {
+	const char *name;
+	const char *mod;	/* NULL: the kernel */
+	uint64_t size, base;
+	int table;
+};
+
+struct kl_set {
+	struct arena *arena;
+	struct vec files;	/* const char *, shared by every table */
+	struct strbuf tabs;
+	struct kl_ent *v;
+	size_t n, cap;
+	int ntab;
+	/* a module being added: its table's rows */
+	const char *mod;
+	const struct ltab *t;
+};
+
+static void kl_add(struct kl_set *k, const char *name, const char *mod,
+		   uint64_t size, uint64_t base)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 64;
+		k->v = xrealloc(k->v, k->cap * sizeof(*k->v));
+	}
+	k->v[k->n].name = name;
+	k->v[k->n].mod = mod;
+	k->v[k->n].size = size;
+	k->v[k->n].base = base;
+	k->v[k->n].table = k->ntab;
+	k->n++;
 }
 
-void lines_emit_kernel(struct session *s, struct strbuf *out)
+static int kl_cmp(const void *pa, const void *pb)
+{
+	const struct kl_ent *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	if (c)
+		return c;
+	if (!a->mod != !b->mod)
+		return a->mod ? 1 : -1;
+	return a->mod ? strcmp(a->mod, b->mod) : 0;
+}
+
+/* The kernel's functions: a table each, by offset from their start. */
+static void kl_kernel(struct session *s, struct kl_set *k)
 {
 	struct kdwarf *dw = target_kernel_dwarf_loaded(s);
-	struct ksyms_ctx k = { s->arena, { 0 } };
-	struct vec *names = &k.names, files = { 0 }, done = { 0 };
-	struct strbuf tabs;
+	struct names_ctx nc = { s->arena, { 0 } };
 	uint64_t lo, size;
 	char name[32];
-	int i, n = 0;
+	int i;
 
 	if (!dw)
 		return;
-	kfunc_probed_syms(s, ksym_cb, &k);
-	if (!names->n)
-		return;
-	qsort(names->items, (size_t)names->n, sizeof(void *), name_cmp);
-	sb_init(&tabs);
-	for (i = 0; i < names->n; i++) {
-		struct ltab t = { .files = &files, .arena = s->arena };
+	kfunc_probed_syms(s, name_cb, &nc);
+	for (i = 0; i < nc.names.n; i++) {
+		const char *fn = nc.names.items[i];
+		struct ltab t = { .files = &k->files, .arena = s->arena };
 
-		if (kdwarf_sym_range(dw, names->items[i], &lo, &size) ||
-		    !size)
+		if (kdwarf_sym_range(dw, fn, &lo, &size) || !size)
 			continue;
 		t.base = lo;
 		if (kdwarf_line_rows(dw, lo, lo + size, row_cb, &t) > 0 &&
 		    t.n) {
-			snprintf(name, sizeof(name), "stp_klines_%d", n);
-			emit_table(&tabs, &t, name, "stp_kline_files");
-			vec_push(s->arena, &done, names->items[i]);
-			vec_push(s->arena, &done, arena_printf(s->arena,
-				"%" PRIu64, size));
-			n++;
+			snprintf(name, sizeof(name), "stp_klines_%d", k->ntab);
+			emit_table(&k->tabs, &t, name, "stp_kline_files");
+			kl_add(k, fn, NULL, size, 0);
+			k->ntab++;
 		}
 		free(t.v);
 	}
-	if (n) {
-		sb_puts(out, "/* kernel lines: the probed functions */\n");
-		emit_files(out, &files, "stp_kline_files");
-		sb_puts(out, tabs.buf);
+}
+
+/* Whether a row with a line starts in [lo, hi) of t. */
+static bool has_row_in(const struct ltab *t, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = t->n;
+
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (t->v[mid].addr < lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (; a < t->n && t->v[a].addr < hi; a++)
+		if (t->v[a].line > 0)
+			return true;
+	return false;
+}
+
+static void mod_func_cb(const char *name, uint64_t addr, uint64_t size,
+			void *arg)
+{
+	struct kl_set *k = arg;
+
+	if (has_row_in(k->t, addr, addr + size))
+		kl_add(k, arena_strdup(k->arena, name), k->mod, size, addr);
+}
+
+/* A module's functions share one table of the whole module, by the
+ * addresses libdw gave its sections; each function is found by its
+ * symbol, as the kernel's are, and starts at its own address there:
+ * where the module is loaded, now or later, never matters.
+ */
+static void kl_module(struct session *s, struct kl_set *k, const char *mod)
+{
+	struct kdwarf *dw = target_module_dwarf_loaded(s, mod);
+	struct ltab t = { .files = &k->files, .arena = s->arena };
+	char name[32];
+	size_t n0;
+
+	if (!dw || kdwarf_line_rows(dw, 0, 0, row_cb, &t) <= 0 || !t.n) {
+		free(t.v);
+		return;
+	}
+	k->mod = mod;
+	k->t = &t;
+	n0 = k->n;
+	kdwarf_funcs(dw, mod_func_cb, k);
+	if (k->n > n0) {
+		snprintf(name, sizeof(name), "stp_klines_%d", k->ntab);
+		emit_table(&k->tabs, &t, name, "stp_kline_files");
+		k->ntab++;
+	}
+	free(t.v);
+}
+
+void lines_emit_kernel(struct session *s, struct strbuf *out)
+{
+	struct kl_set k = { .arena = s->arena };
+	struct names_ctx mods = { s->arena, { 0 } };
+	size_t i;
+	int m;
+
+	sb_init(&k.tabs);
+	kl_kernel(s, &k);
+	kfunc_probed_modules(s, name_cb, &mods);
+	for (m = 0; m < mods.names.n; m++)
+		kl_module(s, &k, mods.names.items[m]);
+	if (k.n) {
+		qsort(k.v, k.n, sizeof(*k.v), kl_cmp);
+		sb_puts(out, "/* kernel lines: the probed functions of the "
+			"kernel, the whole of the probed modules */\n");
+		emit_files(out, &k.files, "stp_kline_files");
+		sb_puts(out, k.tabs.buf);
 		sb_puts(out,
 			"static const struct stp_kline stp_klines[] = {\n");
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < k.n; i++) {
+			const struct kl_ent *e = &k.v[i];
+
 			sb_puts(out, "\t{ ");
-			sb_c_string(out, done.items[2 * i]);
-			sb_printf(out, ", %s, &stp_klines_%d },\n",
-				  (const char *)done.items[2 * i + 1], i);
+			sb_c_string(out, e->name);
+			sb_printf(out, ", %" PRIu64 ", &stp_klines_%d, ",
+				  e->size, e->table);
+			if (e->mod)
+				sb_c_string(out, e->mod);
+			else
+				sb_puts(out, "NULL");
+			sb_printf(out, ", %#" PRIx64 " },\n", e->base);
 		}
-		sb_printf(out, "};\n#define STP_NKLINES %d\n\n", n);
+		sb_printf(out, "};\n#define STP_NKLINES %zu\n\n", k.n);
 	}
-	sb_free(&tabs);
+	free(k.v);
+	sb_free(&k.tabs);
 }

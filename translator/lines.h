@@ -1,7 +1,8 @@
 /* lines.h - pass 3: the line tables (runtime/stp_lines.h) a module
  * carries for symline(), usymline() and their kin, written only when
  * the script uses one of them: the probed kernel functions, from the
- * kernel's DWARF, and each user object of usyms.h, from its DWARF.
+ * kernel's DWARF, the whole of each probed kernel module, from its
+ * DWARF, and each user object of usyms.h, from its DWARF.
  */
 #ifndef TAPIR_LINES_H
 #define TAPIR_LINES_H
@@ -24,7 +25,9 @@ bool lines_emit_user(struct session *s, struct strbuf *out, struct uelf *u,
 		     int i);
 
 /* stp_klines[] and STP_NKLINES for the kernel functions the script
- * probes, when the kernel's DWARF is the session's type source.
+ * probes, when the kernel's DWARF is the session's type source, and for
+ * every function of each module a module("M") probe is placed in, when
+ * the module's DWARF is its type source.
  */
 void lines_emit_kernel(struct session *s, struct strbuf *out);
 

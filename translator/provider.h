@@ -161,6 +161,12 @@ extern const struct provider kfunc_provider;
  */
 void kfunc_probed_syms(struct session *s,
 		       void (*cb)(const char *sym, void *arg), void *arg);
+/* cb per module (the kernel's name of it) that a module("M") probe of
+ * the session is placed in, once per probe.
+ */
+void kfunc_probed_modules(struct session *s,
+			  void (*cb)(const char *module, void *arg),
+			  void *arg);
 extern const struct provider tracepoint_provider;
 extern const struct provider uprobe_provider;
 extern const struct provider process_events_provider;

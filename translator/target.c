@@ -383,6 +383,14 @@ static struct kmod_types *module_seen(struct session *s, const char *module)
 	return NULL;
 }
 
+struct kdwarf *target_module_dwarf_loaded(struct session *s,
+					  const char *module)
+{
+	struct kmod_types *m = s->ktypes ? module_seen(s, module) : NULL;
+
+	return m ? m->dw : NULL;
+}
+
 bool target_module_loaded(struct prov_ctx *c, const char *module)
 {
 	struct kmod_types *m = module_seen(c->s, module);

@@ -124,6 +124,12 @@ const struct ksrc *target_kernel_types(struct prov_ctx *c, struct loc loc);
  */
 struct kdwarf *target_kernel_dwarf(struct prov_ctx *c, struct loc loc);
 
+/* The DWARF of module (the kernel's name) if pass 2 loaded it as the
+ * module's type source, else NULL; loads nothing.
+ */
+struct kdwarf *target_module_dwarf_loaded(struct session *s,
+					  const char *module);
+
 /* Whether the kernel's type source will be its DWARF, decided without
  * loading anything: a point that needs DWARF and nothing else says so
  * before the BTF it cannot use is looked for.

@@ -15,6 +15,7 @@
 #include "debuginfo/kmod.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -904,6 +905,77 @@ static void mod_line_cb(const char *func, const char *file, int line,
 		c->ok = false;
 }
 
+/* kdwarf_funcs: where brd_submit_bio is, in libdw's layout. */
+struct mod_func {
+	uint64_t addr, size;
+	int n;
+};
+
+static void mod_func_cb(const char *name, uint64_t addr, uint64_t size,
+			void *arg)
+{
+	struct mod_func *c = arg;
+
+	c->n++;
+	if (!strcmp(name, "brd_submit_bio")) {
+		c->addr = addr;
+		c->size = size;
+	}
+}
+
+/* The rows of the whole module: the one at brd_submit_bio's address
+ * and the number inside it.
+ */
+struct mod_rows {
+	uint64_t lo, hi;
+	int in, line, n;
+	const char *file;
+	uint64_t last;
+	bool sorted;
+};
+
+static void mod_row_cb(uint64_t addr, const char *file, int line, void *arg)
+{
+	struct mod_rows *r = arg;
+
+	if (r->n++ && addr <= r->last)
+		r->sorted = false;
+	r->last = addr;
+	if (addr == r->lo) {
+		r->file = file;
+		r->line = line;
+	}
+	if (addr >= r->lo && addr < r->hi)
+		r->in++;
+}
+
+/* The module's line table, by the addresses its function symbols have:
+ * brd_submit_bio's entry is the row of the line after its declaration
+ * (its opening brace, drivers/block/brd.c:288 after 287 on 6.1).
+ */
+static void check_brd_rows(struct kdwarf *d, const struct kfunc *f)
+{
+	struct mod_func mf = { 0, 0, 0 };
+	struct mod_rows r = { .sorted = true };
+	int n;
+
+	n = kdwarf_funcs(d, mod_func_cb, &mf);
+	if (!tap_ok(n == mf.n && n > 5 && mf.size > 0,
+		    "brd: %d function symbols, brd_submit_bio's %#" PRIx64
+		    " bytes", n, mf.size))
+		return;
+	r.lo = mf.addr;
+	r.hi = mf.addr + mf.size;
+	n = kdwarf_line_rows(d, 0, 0, mod_row_cb, &r);
+	tap_ok(n > 100 && r.sorted && r.in > 10,
+	       "brd: %d rows of the whole module by address, %d in "
+	       "brd_submit_bio", n, r.in);
+	tap_ok(r.file && !strcmp(r.file, "drivers/block/brd.c") &&
+	       r.line == f->line + 1,
+	       "brd: brd_submit_bio's entry at %s:%d", r.file ? r.file : "?",
+	       r.line);
+}
+
 static void check_brd(struct kdwarf *d)
 {
 	const struct ksrc *s = kdwarf_src(d);
@@ -921,6 +993,7 @@ static void check_brd(struct kdwarf *d)
 		tap_ok(f.file && !strcmp(f.file, "drivers/block/brd.c") &&
 		       f.line > 0, "brd: declared in %s:%d",
 		       f.file ? f.file : "?", f.line);
+		check_brd_rows(d, &f);
 	}
 	tap_int_eq(s->ops->func(s, "vfs_read", &f), -ENOENT,
 		   "brd: the kernel's functions are not the module's");

@@ -2761,8 +2761,6 @@ int kdwarf_line_rows(struct kdwarf *d, uint64_t lo, uint64_t hi,
 	size_t hsize, i, n = 0;
 	Dwarf_Die cu;
 
-	if (d->dwfl && !d->user)
-		return -ENOTSUP;	/* a module: addresses of libdw's */
 	if (hi) {
 		if (dwarf_addrdie(d->dw, lo, &cu))
 			unit_rows(d, &cu, lo, hi, &r);
@@ -2864,6 +2862,26 @@ int kdwarf_sym_range(struct kdwarf *d, const char *name, uint64_t *addr,
 	*addr = s->addr;
 	*size = s->size;
 	return 0;
+}
+
+int kdwarf_funcs(struct kdwarf *d,
+		 void (*cb)(const char *name, uint64_t addr, uint64_t size,
+			    void *arg),
+		 void *arg)
+{
+	size_t i;
+	int n = 0;
+
+	syms_load(d);
+	for (i = 0; i < d->funcs.n; i++) {
+		const struct ksym *s = &d->funcs.syms[i];
+
+		if (!s->size)
+			continue;
+		cb(s->name, s->addr, s->size, arg);
+		n++;
+	}
+	return n;
 }
 
 struct labels_ctx {

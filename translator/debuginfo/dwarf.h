@@ -166,8 +166,9 @@ int kdwarf_addr(struct kdwarf *d, uint64_t addr, struct kaddr *out);
  * in address order, with the row that holds it (of several at one
  * address, the last); line 0 where a sequence ends (no line from
  * there).  file is absolute in a program, relative to the tree in the
- * kernel; a row inlined from a header names the header.  A module of
- * the kernel is not supported (-ENOTSUP).  Returns the number reported.
+ * kernel and its modules; a row inlined from a header names the header.
+ * In a module the addresses are those libdw gave its sections, as
+ * kdwarf_funcs() reports the symbols'.  Returns the number reported.
  */
 int kdwarf_line_rows(struct kdwarf *d, uint64_t lo, uint64_t hi,
 		     void (*cb)(uint64_t addr, const char *file, int line,
@@ -179,6 +180,15 @@ int kdwarf_line_rows(struct kdwarf *d, uint64_t lo, uint64_t hi,
  */
 int kdwarf_sym_range(struct kdwarf *d, const char *name, uint64_t *addr,
 		     uint64_t *size);
+
+/* cb per function symbol of the file with a size, by address: its
+ * link-time address (in a module, the one libdw gave its section) and
+ * size.  Returns the number reported.
+ */
+int kdwarf_funcs(struct kdwarf *d,
+		 void (*cb)(const char *name, uint64_t addr, uint64_t size,
+			    void *arg),
+		 void *arg);
 
 /* A C label (DW_TAG_label) with code, as .label("NAME") probes it. */
 struct klabel {

@@ -1606,6 +1606,21 @@ void kfunc_probed_syms(struct session *s,
 	}
 }
 
+void kfunc_probed_modules(struct session *s,
+			  void (*cb)(const char *module, void *arg),
+			  void *arg)
+{
+	int i;
+
+	for (i = 0; i < s->probes.n; i++) {
+		const struct derived_probe *dp = s->probes.items[i];
+		const struct kfn *k = dp->priv;
+
+		if (dp->prov == &kfunc_provider && k->module && !k->absolute)
+			cb(k->module, arg);
+	}
+}
+
 #define KFN_SUFFIXES "{,.call,.exported,.return,.return.maxactive(n)," \
 		     ".inline,.label(s),.callee(s){,.call,.return},.callees," \
 		     ".callees(n)}"
