@@ -51,6 +51,8 @@
 #                      reads that must fault the page in)
 #   globals            variables at file scope (a global, a structure,
 #                      a static) for @var in user-space probes, PIE
+#   entryval           -g -O2: a parameter placed by DW_OP_entry_value
+#                      once it is dead, a global defined in assembler
 #   watched            writes and reads one global a known number of
 #                      times (process.data watchpoints), not PIE
 
@@ -67,7 +69,7 @@ CXX=${CXX:-g++}
 mkdir -p "$out"
 for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c \
 	 stacks.c guru.c syscalls.c netpair.c netevents.c live.c forker.c \
-	 lazy.c watched.c labels.c globals.c; do
+	 lazy.c watched.c labels.c globals.c entryval.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
@@ -121,3 +123,4 @@ $CC -g -O0 -o lazy lazy.c
 $CC -g -O0 -no-pie -fno-pie -o watched watched.c
 $CC -g -O0 -o labels labels.c
 $CC -g -O0 -o globals globals.c
+$CC -g -O2 -o entryval entryval.c

@@ -770,6 +770,38 @@ static void test_vars_memory(struct kdwarf *d)
 	       v ? v->sym : "?");
 }
 
+/* join_session_keyring's name is in rdi at the entry; past the first
+ * call, DWARF only gives its value at the entry (DW_OP_entry_value),
+ * which no probe there can read: the reason comes with the place.
+ */
+static void test_vars_entry_value(struct kdwarf *d)
+{
+	const char *fn = "join_session_keyring", *seen = NULL;
+	uint64_t addr = 0, size = 0, off;
+	struct vars c;
+	const struct var *v;
+
+	memset(&c, 0, sizeof(c));
+	kdwarf_vars_at(d, fn, 0, var_cb, &c);
+	v = find_var(&c, "name");
+	tap_ok(v && v->loc.kind == KLOC_REG && !strcmp(v->reg, "di"),
+	       "%s+0: name in di", fn);
+	if (!tap_ok(!kdwarf_sym_range(d, fn, &addr, &size) && size,
+		    "%s has a size", fn))
+		return;
+	for (off = 1; off < size && !seen; off++) {
+		memset(&c, 0, sizeof(c));
+		kdwarf_vars_at(d, fn, off, var_cb, &c);
+		v = find_var(&c, "name");
+		if (v && v->loc.kind == KLOC_UNSUPPORTED && v->loc.why &&
+		    strstr(v->loc.why, "DW_OP_entry_value"))
+			seen = v->loc.why;
+	}
+	tap_ok(seen && strstr(seen, "only a probe on the function's entry"),
+	       "%s: name past a call is its entry value: %s", fn,
+	       seen ? seen : "(nowhere)");
+}
+
 /* Inside an inlined rw_verify_area: its parameters, in declaration
  * order, one of them a constant.
  */
@@ -1175,6 +1207,7 @@ static void test_kernel(const char *cache)
 	test_vars_entry(d);
 	test_vars_memory(d);
 	test_vars_inlined(d);
+	test_vars_entry_value(d);
 	test_addr(d);
 	test_rows_labels(d);
 	test_module(cache);

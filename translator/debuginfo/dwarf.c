@@ -2181,7 +2181,11 @@ static const char *expr_blocker(const Dwarf_Op *ops, size_t n)
 			return "multi-piece location";
 		case DW_OP_entry_value:
 		case DW_OP_GNU_entry_value:
-			return "value at function entry (DW_OP_entry_value)";
+			if (i)
+				return "value at function entry "
+				       "(DW_OP_entry_value) inside an "
+				       "expression";
+			break;
 		case DW_OP_implicit_pointer:
 		case DW_OP_GNU_implicit_pointer:
 			return "implicit pointer";
@@ -2217,6 +2221,63 @@ static const char *implicit_value(Dwarf_Attribute *attr, const Dwarf_Op *op,
 	return NULL;
 }
 
+/* The register of DW_OP_entry_value's operand, when it is one
+ * register (DW_OP_regN, DW_OP_regx): the only operand compilers emit
+ * for a parameter passed in a register.
+ */
+static bool entry_value_reg(Dwarf_Attribute *attr, const Dwarf_Op *op,
+			    unsigned int *reg)
+{
+	Dwarf_Attribute sub;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (dwarf_getlocation_attr(attr, op, &sub) ||
+	    dwarf_getlocation(&sub, &ops, &n) || n != 1)
+		return false;
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+		*reg = ops[0].atom - DW_OP_reg0;
+		return true;
+	}
+	if (ops[0].atom == DW_OP_regx) {
+		*reg = (unsigned int)ops[0].number;
+		return true;
+	}
+	return false;
+}
+
+/* DW_OP_entry_value(DW_OP_regN) [DW_OP_plus_uconst K] [DW_OP_stack_value]:
+ * what register N held when the function was entered (plus K), the
+ * value itself or the address of the object.  Only a probe on the
+ * entry of the function whose frame the code runs in sees it: there
+ * the register still holds it.  Anywhere else it may be gone.
+ */
+static const char *entry_value(Dwarf_Attribute *attr, const Dwarf_Op *ops,
+			       size_t n, Dwarf_Die *fn, Dwarf_Addr pc,
+			       struct kloc *l)
+{
+	bool value = n > 1 && ops[n - 1].atom == DW_OP_stack_value;
+	Dwarf_Addr entry;
+	unsigned int reg;
+	long off = 0;
+	size_t i;
+
+	if (!entry_value_reg(attr, &ops[0], &reg))
+		return "value at function entry (DW_OP_entry_value) of "
+		       "something other than a register";
+	for (i = 1; i < n - value; i++) {
+		if (ops[i].atom != DW_OP_plus_uconst)
+			return "DWARF expression on a value at function "
+			       "entry (DW_OP_entry_value) too complex";
+		off += (long)ops[i].number;
+	}
+	if (!fn || dwarf_entrypc(fn, &entry) || entry != pc)
+		return "its location here is the value it had at the "
+		       "function's entry (DW_OP_entry_value), which only a "
+		       "probe on the function's entry can read";
+	return reg_loc(l, value ? KLOC_REG_VALUE : KLOC_MEM, reg, off);
+}
+
 /* The few shapes of DWARF expression a probe can use without an
  * expression evaluator; NULL, or why the expression is not one.
  */
@@ -2232,6 +2293,9 @@ static const char *decode_expr(struct kdwarf *d, Dwarf_Attribute *attr,
 
 	if (why)
 		return why;
+	if (ops[0].atom == DW_OP_entry_value ||
+	    ops[0].atom == DW_OP_GNU_entry_value)
+		return entry_value(attr, ops, n, fn, pc, l);
 	if (n == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
 		return reg_loc(l, KLOC_REG, ops[0].atom - DW_OP_reg0, 0);
 	if (n == 1 && ops[0].atom == DW_OP_regx)
