@@ -264,6 +264,20 @@ kernel_hash()
 	    2>/dev/null | sha256sum | cut -c1-16
 }
 
+# Whether stap finds kernel $1's DWARF: under /usr/lib/debug, or under
+# one of the roots of $SYSTEMTAP_DEBUGINFO_PATH (a debug tree, or an
+# unpacked -dbg package: SYSTEMTAP_DEBUGINFO_PATH=/usr/lib/debug:/dbg).
+has_dbg() {
+	local r roots=${SYSTEMTAP_DEBUGINFO_PATH:-/usr/lib/debug}
+
+	for r in ${roots//:/ }; do
+		r=${r##[+-]}
+		[ -f "$r/boot/vmlinux-$1" ] && return 0
+		[ -f "$r/usr/lib/debug/boot/vmlinux-$1" ] && return 0
+	done
+	return 1
+}
+
 # build_one KVER NAME: t_NAME.ko in $tmp/KVER/build/NAME, from the cache
 # when it has it; the verdict goes to NAME.status for the TAP pass.
 build_one()
@@ -277,7 +291,7 @@ build_one()
 	split_words args "$(header args "$script")"
 	split_words sargs "$(header script-args "$script")"
 	types=$(header types "$script")
-	[ -f "/usr/lib/debug/boot/vmlinux-$k" ] && dbg=yes
+	has_dbg "$k" && dbg=yes
 	# "types: dwarf" tests run where the kernel's debuginfo is
 	if [ "$types" = dwarf ] && [ $dbg = no ]; then
 		echo na >"$bdir/status"
