@@ -987,6 +987,10 @@ static void gen_tbase(struct emitter *em, struct strbuf *o,
 		sb_printf(o, "%s = (u64)regs_return_value(%s); ", v,
 			  tregs(r));
 		break;
+	case TRB_KSTATIC:
+		sb_printf(o, "%s = (unsigned long)&jiffies_64 + (%ldL); ", a,
+			  r->sp_off);
+		break;
 	case TRB_CAST:
 		sb_printf(o, "%s = (unsigned long)(", a);
 		gen_expr(em, o, e->a);

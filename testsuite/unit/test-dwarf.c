@@ -802,6 +802,32 @@ static void test_vars_entry_value(struct kdwarf *d)
 	       seen ? seen : "(nowhere)");
 }
 
+/* Kernel globals for @var: one with its file, jiffies (declared in C,
+ * defined by the linker script at jiffies_64's address), a per-CPU one
+ * (an offset in the per-CPU area, below the kernel's image).
+ */
+static void test_globals(struct kdwarf *d)
+{
+	const struct ktype *t = NULL;
+	const char *why = NULL;
+	uint64_t a = 0, j64 = 0;
+	int rc;
+
+	tap_ok(!kdwarf_global(d, "nr_threads", "kernel/fork.c", &t, &a,
+			      &why) && t && !strcmp(ktype_name(t), "int") &&
+	       a >= 0xffffffff80000000ULL, "nr_threads@kernel/fork.c: an "
+	       "int in the kernel's image");
+	rc = kdwarf_obj_addr(d, "jiffies_64", &j64) ?:
+	     kdwarf_global(d, "jiffies", NULL, &t, &a, &why);
+	tap_ok(!rc && t && a == j64, "jiffies: declared only, at "
+	       "jiffies_64 (%s)", t ? ktype_name(t) : "?");
+	rc = kdwarf_global(d, "runqueues", NULL, &t, &a, &why);
+	tap_ok(!rc && a < 0xffffffff80000000ULL, "runqueues: per-CPU, an "
+	       "offset (%#llx)", (unsigned long long)a);
+	tap_int_eq(kdwarf_global(d, "no_such_global_xyz", NULL, &t, &a, &why),
+		   -ENOENT, "an unknown global gives -ENOENT");
+}
+
 /* Inside an inlined rw_verify_area: its parameters, in declaration
  * order, one of them a constant.
  */
@@ -1208,6 +1234,7 @@ static void test_kernel(const char *cache)
 	test_vars_memory(d);
 	test_vars_inlined(d);
 	test_vars_entry_value(d);
+	test_globals(d);
 	test_addr(d);
 	test_rows_labels(d);
 	test_module(cache);

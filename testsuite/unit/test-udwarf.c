@@ -552,8 +552,9 @@ static void test_entry_value(void)
 	struct uelf *u = uelf_open(prog("entryval"), NULL);
 	const struct usym *s = u ? uelf_func(u, "dead") : NULL;
 	struct var_find v = { "a", { 0 }, NULL, false };
-	const char *seen = NULL;
-	uint64_t pc;
+	const struct ktype *t = NULL;
+	const char *why = NULL, *seen = NULL;
+	uint64_t pc, a = 0;
 
 	if (!tap_ok(d && s, "entryval: DWARF and symbols"))
 		goto out;
@@ -571,6 +572,10 @@ static void test_entry_value(void)
 	tap_ok(seen && strstr(seen, "only a probe on the function's entry"),
 	       "past the call, a's value at entry is not readable: %s",
 	       seen ? seen : "(no such place)");
+	tap_ok(!kdwarf_global(d, "asm_defined", NULL, &t, &a, &why) && t &&
+	       !strcmp(ktype_name(t), "long int") && a,
+	       "a variable C only declares: its type from the declaration, "
+	       "its address from the symbol table");
 out:
 	kdwarf_free(d);
 	uelf_free(u);

@@ -2884,13 +2884,40 @@ static int global_def(Dwarf_Die *v, const char *name, uint64_t *addr)
 	return 1;
 }
 
+static bool decl_of(Dwarf_Die *v, const char *name)
+{
+	const char *n = die_name(v);
+
+	return dwarf_tag(v) == DW_TAG_variable && n && !strcmp(n, name) &&
+	       die_flag(v, DW_AT_declaration);
+}
+
+/* A variable C only declares, defined where DWARF does not see it (the
+ * linker script's jiffies): its type from the declaration, its address
+ * from the symbol table.
+ */
+static int symbol_def(struct kdwarf *d, Dwarf_Die *decl, const char *name,
+		      const struct ktype **type, uint64_t *addr)
+{
+	const struct ksym *s;
+
+	syms_load(d);
+	s = sym_by_name(&d->objs, name);
+	if (!s)
+		return -ENOENT;
+	*addr = s->addr;
+	*type = kt_of(d, decl);
+	return 0;
+}
+
 int kdwarf_global(struct kdwarf *d, const char *name, const char *cu,
 		  const struct ktype **type, uint64_t *addr,
 		  const char **why)
 {
 	Dwarf_Off off = 0, next;
 	size_t hsize;
-	Dwarf_Die unit, v;
+	Dwarf_Die unit, v, decl;
+	bool has_decl = false;
 	int rc = -ENOENT, r;
 
 	while (!dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL)) {
@@ -2911,9 +2938,14 @@ int kdwarf_global(struct kdwarf *d, const char *name, const char *cu,
 				       "(a thread-local variable)";
 				rc = -ENOTSUP;
 			}
+			if (!r && !has_decl && decl_of(&v, name)) {
+				decl = v;
+				has_decl = true;
+			}
 		} while (!dwarf_siblingof(&v, &v));
 	}
-	return rc;
+	return rc == -ENOENT && has_decl ? symbol_def(d, &decl, name, type,
+						      addr) : rc;
 }
 
 int kdwarf_sym_range(struct kdwarf *d, const char *name, uint64_t *addr,
@@ -2927,6 +2959,18 @@ int kdwarf_sym_range(struct kdwarf *d, const char *name, uint64_t *addr,
 		return -ENOENT;
 	*addr = s->addr;
 	*size = s->size;
+	return 0;
+}
+
+int kdwarf_obj_addr(struct kdwarf *d, const char *name, uint64_t *addr)
+{
+	const struct ksym *s;
+
+	syms_load(d);
+	s = sym_by_name(&d->objs, name);
+	if (!s)
+		return -ENOENT;
+	*addr = s->addr;
 	return 0;
 }
 

@@ -271,6 +271,9 @@ int kdwarf_global(struct kdwarf *d, const char *name, const char *cu,
 		  const struct ktype **type, uint64_t *addr,
 		  const char **why);
 
+/* The link-time address of the data symbol name: 0, or -ENOENT. */
+int kdwarf_obj_addr(struct kdwarf *d, const char *name, uint64_t *addr);
+
 /* kdwarf_vars_at for an address. */
 int kdwarf_vars_at_pc(struct kdwarf *d, uint64_t pc,
 		      void (*cb)(const char *name, const struct ktype *type,
