@@ -977,9 +977,46 @@ static int atvar_error(struct prov_ctx *c, const struct expr *e, int rc,
 }
 
 /* The module has no kernel address built in (KASLR moves the kernel
- * as one block): the variable is read at its distance from jiffies_64,
- * whose address the module gets when it is linked at load time.
+ * as one block): a variable is read at its distance from jiffies_64,
+ * whose address the module gets when it is linked at load time.  NULL
+ * and why for one that is not in the kernel's image.
  */
+static struct tref *kstatic_tref(struct prov_ctx *c, struct kdwarf *dw,
+				 const struct ktype *type, uint64_t addr,
+				 const char **why)
+{
+	struct tref *r;
+	uint64_t anchor;
+
+	if (addr < KERNEL_IMAGE_START) {
+		*why = "it is a per-CPU variable (one copy per CPU)";
+		return NULL;
+	}
+	if (kdwarf_obj_addr(dw, "jiffies_64", &anchor)) {
+		*why = "the kernel's debuginfo has no symbol jiffies_64";
+		return NULL;
+	}
+	r = arena_alloc(c->s->arena, sizeof(*r));
+	r->base = TRB_KSTATIC;
+	r->sp_off = (long)(addr - anchor);
+	r->type = r->final = type;
+	return r;
+}
+
+struct tref *target_kernel_static(struct prov_ctx *c,
+				  const struct ktype *type, const char *symbol,
+				  long off, const char **why)
+{
+	struct kdwarf *dw = target_kernel_dwarf_loaded(c->s);
+	uint64_t addr;
+
+	if (!dw || !symbol || kdwarf_obj_addr(dw, symbol, &addr)) {
+		*why = "a static variable whose symbol is unknown";
+		return NULL;
+	}
+	return kstatic_tref(c, dw, type, addr + (uint64_t)off, why);
+}
+
 int target_kernel_atvar(struct prov_ctx *c, struct expr *e)
 {
 	const char *at = strchr(e->name, '@'), *why = NULL;
@@ -987,9 +1024,9 @@ int target_kernel_atvar(struct prov_ctx *c, struct expr *e)
 					      (size_t)(at - e->name)) :
 				e->name;
 	const struct ktype *type;
-	uint64_t addr, anchor;
 	struct kdwarf *dw;
 	struct tref *r;
+	uint64_t addr;
 	int rc;
 
 	if (e->module && strcmp(e->module, "kernel")) {
@@ -1012,16 +1049,9 @@ int target_kernel_atvar(struct prov_ctx *c, struct expr *e)
 			   &addr, &why);
 	if (rc)
 		return atvar_error(c, e, rc, why);
-	if (addr < KERNEL_IMAGE_START)
-		return atvar_error(c, e, -ENOTSUP, "it is a per-CPU "
-				   "variable (one copy per CPU)");
-	if (kdwarf_obj_addr(dw, "jiffies_64", &anchor))
-		return atvar_error(c, e, -ENOTSUP, "the kernel's debuginfo "
-				   "has no symbol jiffies_64");
-	r = arena_alloc(c->s->arena, sizeof(*r));
-	r->base = TRB_KSTATIC;
-	r->sp_off = (long)(addr - anchor);
-	r->type = r->final = type;
+	r = kstatic_tref(c, dw, type, addr, &why);
+	if (!r)
+		return atvar_error(c, e, -ENOTSUP, why);
 	return target_bind(c, e, r);
 }
 

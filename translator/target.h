@@ -102,6 +102,13 @@ int target_bind(struct prov_ctx *c, struct expr *e, struct tref *r);
  * that runs in the kernel (and in functions): 0, or -1 after reporting.
  */
 int target_kernel_atvar(struct prov_ctx *c, struct expr *e);
+/* A static variable of the kernel, at symbol + off in vmlinux (a
+ * function's static local), read as @var reads globals; NULL, and why,
+ * when it cannot be.
+ */
+struct tref *target_kernel_static(struct prov_ctx *c,
+				  const struct ktype *type, const char *symbol,
+				  long off, const char **why);
 
 /* Resolve @cast(addr, "type"[, "module"]) anywhere: the type source of
  * the session's kernel, or of the modules named ("brd", "kernel:brd":

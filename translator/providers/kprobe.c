@@ -1021,9 +1021,12 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 /* ---------------------------------------------------- target variables */
 
 /* Where DWARF says v is, or NULL (and why) when it is not there. */
-static struct tref *tref_of_var(struct prov_ctx *c, const struct kvar *v,
-				const char **why)
+static struct tref *tref_of_var(struct prov_ctx *c, const struct kfn *k,
+				const struct kvar *v, const char **why)
 {
+	if (v->loc.kind == KLOC_STATIC && !k->module)
+		return target_kernel_static(c, v->type, v->loc.symbol,
+					    v->loc.offset, why);
 	return target_of_loc(c->s->arena, v->type, &v->loc, why);
 }
 
@@ -1071,7 +1074,7 @@ static int bind_list(struct prov_ctx *c, struct kfn *k, struct expr *e)
 		if (v->is_param ? !parms || k->at_entry : !locals)
 			continue;
 		r->list_names[r->nlist] = v->name;
-		r->list[r->nlist++] = tref_of_var(c, v, &why);
+		r->list[r->nlist++] = tref_of_var(c, k, v, &why);
 	}
 	return 0;
 }
@@ -1092,7 +1095,7 @@ static int bind_var(struct prov_ctx *c, struct kfn *k, struct expr *e,
 		if (strcmp(v->name, e->name + 1) ||
 		    (k->at_entry && v->is_param))
 			continue;
-		r = tref_of_var(c, v, &why);
+		r = tref_of_var(c, k, v, &why);
 		if (!r) {
 			prov_error(c, e->loc, "'%s' is not available: %s",
 				   e->name, why);
