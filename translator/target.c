@@ -933,7 +933,8 @@ int target_bind(struct prov_ctx *c, struct expr *e, struct tref *r)
 	int i;
 
 	b.in_mem = r->base == TRB_MEM || r->base == TRB_CAST ||
-		   r->base == TRB_KSTATIC;
+		   r->base == TRB_KSTATIC ||
+		   (r->base == TRB_KENTRY && r->in_mem);
 	for (i = 0; i < e->comps.n; i++) {
 		const struct tcomp *tc = vec_get(&e->comps, i);
 		int rc;

@@ -25,6 +25,9 @@ enum tref_base {
 	TRB_VALUE,	/* an autocast: the script value e->a, a pointer */
 	TRB_KSTATIC,	/* the value is in the kernel's memory at sp_off
 			 * from jiffies_64 (a kernel @var) */
+	TRB_KENTRY,	/* a register's value at a function's entry, kept
+			 * in the struct stp_kentry named reg, + sp_off
+			 * (in_mem: the address of the value) */
 };
 
 /* The steps from the base to the value: the state is either a value

@@ -771,8 +771,8 @@ static void test_vars_memory(struct kdwarf *d)
 }
 
 /* join_session_keyring's name is in rdi at the entry; past the first
- * call, DWARF only gives its value at the entry (DW_OP_entry_value),
- * which no probe there can read: the reason comes with the place.
+ * call, DWARF only gives its value at the entry (DW_OP_entry_value):
+ * the register and the function to keep it at.
  */
 static void test_vars_entry_value(struct kdwarf *d)
 {
@@ -793,12 +793,12 @@ static void test_vars_entry_value(struct kdwarf *d)
 		memset(&c, 0, sizeof(c));
 		kdwarf_vars_at(d, fn, off, var_cb, &c);
 		v = find_var(&c, "name");
-		if (v && v->loc.kind == KLOC_UNSUPPORTED && v->loc.why &&
+		if (v && v->loc.kind == KLOC_ENTRY && v->loc.why &&
 		    strstr(v->loc.why, "DW_OP_entry_value"))
 			seen = v->loc.why;
 	}
-	tap_ok(seen && strstr(seen, "only a probe on the function's entry"),
-	       "%s: name past a call is its entry value: %s", fn,
+	tap_ok(seen && !strcmp(v->reg, "di") && !strcmp(v->sym, fn),
+	       "%s: name past a call is di at its entry: %s", fn,
 	       seen ? seen : "(nowhere)");
 }
 

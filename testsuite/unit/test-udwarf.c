@@ -544,7 +544,8 @@ out:
 }
 
 /* entryval.c, -O2: dead()'s a is in rdi at the entry, then (once the
- * first call may have clobbered rdi) only its value at the entry.
+ * first call may have clobbered rdi) only its value at the entry: a
+ * KLOC_ENTRY, which says why a probe there alone cannot read it.
  */
 static void test_entry_value(void)
 {
@@ -565,13 +566,15 @@ static void test_entry_value(void)
 		memset(&v, 0, sizeof(v));
 		v.name = "a";
 		kdwarf_vars_at_pc(d, pc, var_cb, &v);
-		if (v.found && v.loc.kind == KLOC_UNSUPPORTED && v.loc.why &&
+		if (v.found && v.loc.kind == KLOC_ENTRY && v.loc.why &&
 		    strstr(v.loc.why, "DW_OP_entry_value"))
 			seen = v.loc.why;
 	}
-	tap_ok(seen && strstr(seen, "only a probe on the function's entry"),
-	       "past the call, a's value at entry is not readable: %s",
-	       seen ? seen : "(no such place)");
+	tap_ok(seen && strstr(seen, "only a probe on the function's entry") &&
+	       v.loc.reg && !strcmp(v.loc.reg, "di") && !v.loc.deref &&
+	       v.loc.symbol && !strcmp(v.loc.symbol, "dead"),
+	       "past the call, a is di at dead's entry (for a probe that "
+	       "keeps it there; alone: %s)", seen ? seen : "(no such place)");
 	tap_ok(!kdwarf_global(d, "asm_defined", NULL, &t, &a, &why) && t &&
 	       !strcmp(ktype_name(t), "long int") && a,
 	       "a variable C only declares: its type from the declaration, "

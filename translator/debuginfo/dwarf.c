@@ -2221,6 +2221,9 @@ static const char *implicit_value(Dwarf_Attribute *attr, const Dwarf_Op *op,
 	return NULL;
 }
 
+static bool place_of(struct kdwarf *d, Dwarf_Addr pc, const char *prefer,
+		     struct kplace *p);
+
 /* The register of DW_OP_entry_value's operand, when it is one
  * register (DW_OP_regN, DW_OP_regx): the only operand compilers emit
  * for a parameter passed in a register.
@@ -2252,11 +2255,13 @@ static bool entry_value_reg(Dwarf_Attribute *attr, const Dwarf_Op *op,
  * entry of the function whose frame the code runs in sees it: there
  * the register still holds it.  Anywhere else it may be gone.
  */
-static const char *entry_value(Dwarf_Attribute *attr, const Dwarf_Op *ops,
-			       size_t n, Dwarf_Die *fn, Dwarf_Addr pc,
-			       struct kloc *l)
+static const char *entry_value(struct kdwarf *d, Dwarf_Attribute *attr,
+			       const Dwarf_Op *ops, size_t n, Dwarf_Die *fn,
+			       Dwarf_Addr pc, struct kloc *l)
 {
 	bool value = n > 1 && ops[n - 1].atom == DW_OP_stack_value;
+	const char *why;
+	struct kplace at;
 	Dwarf_Addr entry;
 	unsigned int reg;
 	long off = 0;
@@ -2271,11 +2276,21 @@ static const char *entry_value(Dwarf_Attribute *attr, const Dwarf_Op *ops,
 			       "entry (DW_OP_entry_value) too complex";
 		off += (long)ops[i].number;
 	}
-	if (!fn || dwarf_entrypc(fn, &entry) || entry != pc)
-		return "its location here is the value it had at the "
-		       "function's entry (DW_OP_entry_value), which only a "
-		       "probe on the function's entry can read";
-	return reg_loc(l, value ? KLOC_REG_VALUE : KLOC_MEM, reg, off);
+	if (!fn || dwarf_entrypc(fn, &entry))
+		return "value at function entry (DW_OP_entry_value) of an "
+		       "unknown function";
+	if (entry == pc)
+		return reg_loc(l, value ? KLOC_REG_VALUE : KLOC_MEM, reg, off);
+	why = reg_loc(l, KLOC_ENTRY, reg, off);
+	if (why || !place_of(d, entry, NULL, &at))
+		return why ? why : "value at function entry "
+		       "(DW_OP_entry_value) of a function with no symbol";
+	l->symbol = at.sym;
+	l->deref = !value;
+	l->why = "its location here is the value it had at the function's "
+		 "entry (DW_OP_entry_value), which only a probe on the "
+		 "function's entry can read";
+	return NULL;
 }
 
 /* The few shapes of DWARF expression a probe can use without an
@@ -2295,7 +2310,7 @@ static const char *decode_expr(struct kdwarf *d, Dwarf_Attribute *attr,
 		return why;
 	if (ops[0].atom == DW_OP_entry_value ||
 	    ops[0].atom == DW_OP_GNU_entry_value)
-		return entry_value(attr, ops, n, fn, pc, l);
+		return entry_value(d, attr, ops, n, fn, pc, l);
 	if (n == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
 		return reg_loc(l, KLOC_REG, ops[0].atom - DW_OP_reg0, 0);
 	if (n == 1 && ops[0].atom == DW_OP_regx)

@@ -90,6 +90,10 @@ enum kloc_kind {
 	KLOC_STATIC,		/* in memory at symbol + offset */
 	KLOC_CONST,		/* the value is value */
 	KLOC_UNSUPPORTED,	/* why says what is in the way */
+	KLOC_ENTRY,		/* reg at the entry of the function entered
+				 * at symbol, + offset: the value, or with
+				 * deref the address of it; why says why a
+				 * probe here alone cannot read it */
 };
 
 struct kloc {
@@ -100,6 +104,7 @@ struct kloc {
 	const char *symbol;	/* KLOC_STATIC */
 	int64_t value;		/* KLOC_CONST */
 	const char *why;	/* KLOC_UNSUPPORTED: "multi-piece location" */
+	bool deref;		/* KLOC_ENTRY: an address, not the value */
 };
 
 /* The parameters and locals in scope at func (an ELF symbol, or a DWARF
