@@ -66,8 +66,8 @@ struct kfn {
 	struct vec vars;		/* struct kvar *, from DWARF */
 	const struct vec *rets;		/* .callee: struct kplace *, the
 					 * return addresses of the calls */
-	struct vec evs;			/* struct kev *: registers kept at
-					 * a function's entry for this probe */
+	struct vec evs;			/* struct kev *: registers kept
+					 * at a function's entry for it */
 };
 
 /* A register a kprobe on the entry of function sym keeps for the
