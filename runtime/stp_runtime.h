@@ -14,6 +14,7 @@
 #include "stp_map.h"
 #include "stp_transport.h"
 #include "stp_kprobe.h"
+#include "stp_kentry.h"
 #include "stp_tracepoint.h"
 #include "stp_procfs.h"
 #include "stp_netfilter.h"

@@ -613,10 +613,13 @@ static void resolve_target_ctx(struct scope *sc, struct expr *e,
 		sc->dp->prov->resolve_atvar(ctx, sc->dp, e);
 		return;
 	}
+	if (e->tbase == TB_ATVAR && !sc->in_cond) {
+		target_kernel_atvar(ctx, e);
+		return;
+	}
 	if (e->tbase == TB_ATVAR) {
-		target_rerror(sc, ctx, e->loc, arena_printf(a, "@var needs "
-			      "kernel debuginfo (DWARF): install "
-			      "linux-image-%s-dbg", sc->el->s->kernel_vr));
+		target_rerror(sc, ctx, e->loc, "probe condition may not use "
+			      "@var");
 		return;
 	}
 	if (sc->in_cond) {

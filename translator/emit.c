@@ -987,6 +987,23 @@ static void gen_tbase(struct emitter *em, struct strbuf *o,
 		sb_printf(o, "%s = (u64)regs_return_value(%s); ", v,
 			  tregs(r));
 		break;
+	case TRB_KENTRY:
+		sb_printf(o, "if (_stp_kentry_get(&%s, &%s)) { "
+			  "_stp_error_fmt(c, ", r->reg, v);
+		sb_c_string(o, where(em, e));
+		sb_printf(o, ", \"%s: its value at the function's entry is not "
+			  "known: this task entered it before the probes were "
+			  "armed\"); %s; } ", e->name ? e->name : "value",
+			  fail_jump(em));
+		if (r->in_mem)
+			sb_printf(o, "%s = %s + (%ldL); ", a, v, r->sp_off);
+		else
+			sb_printf(o, "%s += (%ldL); ", v, r->sp_off);
+		break;
+	case TRB_KSTATIC:
+		sb_printf(o, "%s = (unsigned long)&jiffies_64 + (%ldL); ", a,
+			  r->sp_off);
+		break;
 	case TRB_CAST:
 		sb_printf(o, "%s = (unsigned long)(", a);
 		gen_expr(em, o, e->a);

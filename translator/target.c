@@ -940,7 +940,9 @@ int target_bind(struct prov_ctx *c, struct expr *e, struct tref *r)
 	struct binder b = { c, c->s->arena, r, r->type, false, { 0 } };
 	int i;
 
-	b.in_mem = r->base == TRB_MEM || r->base == TRB_CAST;
+	b.in_mem = r->base == TRB_MEM || r->base == TRB_CAST ||
+		   r->base == TRB_KSTATIC ||
+		   (r->base == TRB_KENTRY && r->in_mem);
 	for (i = 0; i < e->comps.n; i++) {
 		const struct tcomp *tc = vec_get(&e->comps, i);
 		int rc;
@@ -962,6 +964,104 @@ int target_bind(struct prov_ctx *c, struct expr *e, struct tref *r)
 		r->steps[i] = *(struct tstep *)b.steps.items[i];
 	e->tref = r;
 	return 0;
+}
+
+/* ----------------------------------------------------------- kernel @var */
+
+/* Where the kernel's image starts on x86-64: what DWARF places lower
+ * is a per-CPU variable, an offset in each CPU's area.
+ */
+#define KERNEL_IMAGE_START 0xffffffff80000000ULL
+
+static int atvar_error(struct prov_ctx *c, const struct expr *e, int rc,
+		       const char *why)
+{
+	if (rc == -ENOTSUP)
+		prov_error(c, e->loc, "@var(\"%s\") cannot be read: %s",
+			   e->name, why);
+	else
+		prov_error(c, e->loc, "unable to find global '%s' in the "
+			   "kernel", e->name);
+	return -1;
+}
+
+/* The module has no kernel address built in (KASLR moves the kernel
+ * as one block): a variable is read at its distance from jiffies_64,
+ * whose address the module gets when it is linked at load time.  NULL
+ * and why for one that is not in the kernel's image.
+ */
+static struct tref *kstatic_tref(struct prov_ctx *c, struct kdwarf *dw,
+				 const struct ktype *type, uint64_t addr,
+				 const char **why)
+{
+	struct tref *r;
+	uint64_t anchor;
+
+	if (addr < KERNEL_IMAGE_START) {
+		*why = "it is a per-CPU variable (one copy per CPU)";
+		return NULL;
+	}
+	if (kdwarf_obj_addr(dw, "jiffies_64", &anchor)) {
+		*why = "the kernel's debuginfo has no symbol jiffies_64";
+		return NULL;
+	}
+	r = arena_alloc(c->s->arena, sizeof(*r));
+	r->base = TRB_KSTATIC;
+	r->sp_off = (long)(addr - anchor);
+	r->type = r->final = type;
+	return r;
+}
+
+struct tref *target_kernel_static(struct prov_ctx *c,
+				  const struct ktype *type, const char *symbol,
+				  long off, const char **why)
+{
+	struct kdwarf *dw = target_kernel_dwarf_loaded(c->s);
+	uint64_t addr;
+
+	if (!dw || !symbol || kdwarf_obj_addr(dw, symbol, &addr)) {
+		*why = "a static variable whose symbol is unknown";
+		return NULL;
+	}
+	return kstatic_tref(c, dw, type, addr + (uint64_t)off, why);
+}
+
+int target_kernel_atvar(struct prov_ctx *c, struct expr *e)
+{
+	const char *at = strchr(e->name, '@'), *why = NULL;
+	const char *name = at ? arena_strndup(c->s->arena, e->name,
+					      (size_t)(at - e->name)) :
+				e->name;
+	const struct ktype *type;
+	struct kdwarf *dw;
+	struct tref *r;
+	uint64_t addr;
+	int rc;
+
+	if (e->module && strcmp(e->module, "kernel")) {
+		prov_error(c, e->loc, "@var(\"%s\", \"%s\"): the variables "
+			   "of a kernel module are not supported yet, only "
+			   "the kernel's", e->name, e->module);
+		return -1;
+	}
+	if (!target_kernel_wants_dwarf(c->s)) {
+		prov_error(c, e->loc, "@var(\"%s\") needs the kernel's "
+			   "debuginfo (DWARF), as its BTF gives no variable's "
+			   "address: install linux-image-%s-dbg", e->name,
+			   c->s->kernel_vr ? c->s->kernel_vr : "KVER");
+		return -1;
+	}
+	dw = target_kernel_dwarf(c, e->loc);
+	if (!dw)
+		return -1;
+	rc = kdwarf_global(dw, name, at && at[1] ? at + 1 : NULL, &type,
+			   &addr, &why);
+	if (rc)
+		return atvar_error(c, e, rc, why);
+	r = kstatic_tref(c, dw, type, addr, &why);
+	if (!r)
+		return atvar_error(c, e, -ENOTSUP, why);
+	return target_bind(c, e, r);
 }
 
 /* ---------------------------------------------------------------- @cast */

@@ -23,6 +23,11 @@ enum tref_base {
 	TRB_PROCFS,	/* a procfs probe's $value (a string; value 1:
 			 * a read probe's, which the script assigns) */
 	TRB_VALUE,	/* an autocast: the script value e->a, a pointer */
+	TRB_KSTATIC,	/* the value is in the kernel's memory at sp_off
+			 * from jiffies_64 (a kernel @var) */
+	TRB_KENTRY,	/* a register's value at a function's entry, kept
+			 * in the struct stp_kentry named reg, + sp_off
+			 * (in_mem: the address of the value) */
 };
 
 /* The steps from the base to the value: the state is either a value
@@ -96,6 +101,17 @@ struct tref *target_list(struct prov_ctx *c, struct expr *e, int max);
  * against r->type; fill r->final and attach r to e.  0 or -1 (reported).
  */
 int target_bind(struct prov_ctx *c, struct expr *e, struct tref *r);
+/* @var("name[@file]"[, "kernel"]) from the kernel's DWARF, in any probe
+ * that runs in the kernel (and in functions): 0, or -1 after reporting.
+ */
+int target_kernel_atvar(struct prov_ctx *c, struct expr *e);
+/* A static variable of the kernel, at symbol + off in vmlinux (a
+ * function's static local), read as @var reads globals; NULL, and why,
+ * when it cannot be.
+ */
+struct tref *target_kernel_static(struct prov_ctx *c,
+				  const struct ktype *type, const char *symbol,
+				  long off, const char **why);
 
 /* Resolve @cast(addr, "type"[, "module"]) anywhere: the type source of
  * the session's kernel, or of the modules named ("brd", "kernel:brd":

@@ -51,6 +51,10 @@
 #                      reads that must fault the page in)
 #   globals            variables at file scope (a global, a structure,
 #                      a static) for @var in user-space probes, PIE
+#   entryval           -g -O2: a parameter placed by DW_OP_entry_value
+#                      once it is dead, a global defined in assembler
+#   kcmp               one kcmp(2) call (a label probe in __do_sys_kcmp
+#                      reading entry values)
 #   watched            writes and reads one global a known number of
 #                      times (process.data watchpoints), not PIE
 #   callees            calls three levels deep, -g -O2 (the compiler's
@@ -69,7 +73,8 @@ CXX=${CXX:-g++}
 mkdir -p "$out"
 for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c \
 	 stacks.c guru.c syscalls.c netpair.c netevents.c live.c forker.c \
-	 lazy.c watched.c labels.c globals.c callees.c; do
+	 lazy.c watched.c labels.c globals.c callees.c entryval.c \
+	 kcmp.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
@@ -124,3 +129,5 @@ $CC -g -O0 -no-pie -fno-pie -o watched watched.c
 $CC -g -O0 -o labels labels.c
 $CC -g -O0 -o globals globals.c
 $CC -g -O2 -o callees callees.c
+$CC -g -O2 -o entryval entryval.c
+$CC -g -O0 -o kcmp kcmp.c

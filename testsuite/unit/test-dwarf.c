@@ -771,6 +771,64 @@ static void test_vars_memory(struct kdwarf *d)
 	       v ? v->sym : "?");
 }
 
+/* join_session_keyring's name is in rdi at the entry; past the first
+ * call, DWARF only gives its value at the entry (DW_OP_entry_value):
+ * the register and the function to keep it at.
+ */
+static void test_vars_entry_value(struct kdwarf *d)
+{
+	const char *fn = "join_session_keyring", *seen = NULL;
+	uint64_t addr = 0, size = 0, off;
+	struct vars c;
+	const struct var *v;
+
+	memset(&c, 0, sizeof(c));
+	kdwarf_vars_at(d, fn, 0, var_cb, &c);
+	v = find_var(&c, "name");
+	tap_ok(v && v->loc.kind == KLOC_REG && !strcmp(v->reg, "di"),
+	       "%s+0: name in di", fn);
+	if (!tap_ok(!kdwarf_sym_range(d, fn, &addr, &size) && size,
+		    "%s has a size", fn))
+		return;
+	for (off = 1; off < size && !seen; off++) {
+		memset(&c, 0, sizeof(c));
+		kdwarf_vars_at(d, fn, off, var_cb, &c);
+		v = find_var(&c, "name");
+		if (v && v->loc.kind == KLOC_ENTRY && v->loc.why &&
+		    strstr(v->loc.why, "DW_OP_entry_value"))
+			seen = v->loc.why;
+	}
+	tap_ok(seen && !strcmp(v->reg, "di") && !strcmp(v->sym, fn),
+	       "%s: name past a call is di at its entry: %s", fn,
+	       seen ? seen : "(nowhere)");
+}
+
+/* Kernel globals for @var: one with its file, jiffies (declared in C,
+ * defined by the linker script at jiffies_64's address), a per-CPU one
+ * (an offset in the per-CPU area, below the kernel's image).
+ */
+static void test_globals(struct kdwarf *d)
+{
+	const struct ktype *t = NULL;
+	const char *why = NULL;
+	uint64_t a = 0, j64 = 0;
+	int rc;
+
+	tap_ok(!kdwarf_global(d, "nr_threads", "kernel/fork.c", &t, &a,
+			      &why) && t && !strcmp(ktype_name(t), "int") &&
+	       a >= 0xffffffff80000000ULL, "nr_threads@kernel/fork.c: an "
+	       "int in the kernel's image");
+	rc = kdwarf_obj_addr(d, "jiffies_64", &j64) ?:
+	     kdwarf_global(d, "jiffies", NULL, &t, &a, &why);
+	tap_ok(!rc && t && a == j64, "jiffies: declared only, at "
+	       "jiffies_64 (%s)", t ? ktype_name(t) : "?");
+	rc = kdwarf_global(d, "runqueues", NULL, &t, &a, &why);
+	tap_ok(!rc && a < 0xffffffff80000000ULL, "runqueues: per-CPU, an "
+	       "offset (%#llx)", (unsigned long long)a);
+	tap_int_eq(kdwarf_global(d, "no_such_global_xyz", NULL, &t, &a, &why),
+		   -ENOENT, "an unknown global gives -ENOENT");
+}
+
 /* Inside an inlined rw_verify_area: its parameters, in declaration
  * order, one of them a constant.
  */
@@ -1295,6 +1353,8 @@ static void test_kernel(const char *cache)
 	test_vars_entry(d);
 	test_vars_memory(d);
 	test_vars_inlined(d);
+	test_vars_entry_value(d);
+	test_globals(d);
 	test_addr(d);
 	test_rows_labels(d);
 	test_module(cache);

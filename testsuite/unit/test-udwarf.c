@@ -543,6 +543,47 @@ out:
 	uelf_free(u);
 }
 
+/* entryval.c, -O2: dead()'s a is in rdi at the entry, then (once the
+ * first call may have clobbered rdi) only its value at the entry: a
+ * KLOC_ENTRY, which says why a probe there alone cannot read it.
+ */
+static void test_entry_value(void)
+{
+	struct kdwarf *d = kdwarf_load_elf(prog("entryval"), NULL, NULL);
+	struct uelf *u = uelf_open(prog("entryval"), NULL);
+	const struct usym *s = u ? uelf_func(u, "dead") : NULL;
+	struct var_find v = { "a", { 0 }, NULL, false };
+	const struct ktype *t = NULL;
+	const char *why = NULL, *seen = NULL;
+	uint64_t pc, a = 0;
+
+	if (!tap_ok(d && s, "entryval: DWARF and symbols"))
+		goto out;
+	kdwarf_vars_at_pc(d, s->addr, var_cb, &v);
+	tap_ok(v.found && v.loc.kind == KLOC_REG && v.loc.reg &&
+	       !strcmp(v.loc.reg, "di"), "dead: a in di at its entry");
+	for (pc = s->addr + 1; pc < s->addr + s->size && !seen; pc++) {
+		memset(&v, 0, sizeof(v));
+		v.name = "a";
+		kdwarf_vars_at_pc(d, pc, var_cb, &v);
+		if (v.found && v.loc.kind == KLOC_ENTRY && v.loc.why &&
+		    strstr(v.loc.why, "DW_OP_entry_value"))
+			seen = v.loc.why;
+	}
+	tap_ok(seen && strstr(seen, "only a probe on the function's entry") &&
+	       v.loc.reg && !strcmp(v.loc.reg, "di") && !v.loc.deref &&
+	       v.loc.symbol && !strcmp(v.loc.symbol, "dead"),
+	       "past the call, a is di at dead's entry (for a probe that "
+	       "keeps it there; alone: %s)", seen ? seen : "(no such place)");
+	tap_ok(!kdwarf_global(d, "asm_defined", NULL, &t, &a, &why) && t &&
+	       !strcmp(ktype_name(t), "long int") && a,
+	       "a variable C only declares: its type from the declaration, "
+	       "its address from the symbol table");
+out:
+	kdwarf_free(d);
+	uelf_free(u);
+}
+
 int main(void)
 {
 	const char *b = getenv("TAPIR_BUILDDIR");
@@ -566,5 +607,6 @@ int main(void)
 	test_places();
 	test_rows_labels();
 	test_globals();
+	test_entry_value();
 	return tap_done();
 }

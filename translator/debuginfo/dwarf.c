@@ -2181,7 +2181,11 @@ static const char *expr_blocker(const Dwarf_Op *ops, size_t n)
 			return "multi-piece location";
 		case DW_OP_entry_value:
 		case DW_OP_GNU_entry_value:
-			return "value at function entry (DW_OP_entry_value)";
+			if (i)
+				return "value at function entry "
+				       "(DW_OP_entry_value) inside an "
+				       "expression";
+			break;
 		case DW_OP_implicit_pointer:
 		case DW_OP_GNU_implicit_pointer:
 			return "implicit pointer";
@@ -2217,6 +2221,78 @@ static const char *implicit_value(Dwarf_Attribute *attr, const Dwarf_Op *op,
 	return NULL;
 }
 
+static bool place_of(struct kdwarf *d, Dwarf_Addr pc, const char *prefer,
+		     struct kplace *p);
+
+/* The register of DW_OP_entry_value's operand, when it is one
+ * register (DW_OP_regN, DW_OP_regx): the only operand compilers emit
+ * for a parameter passed in a register.
+ */
+static bool entry_value_reg(Dwarf_Attribute *attr, const Dwarf_Op *op,
+			    unsigned int *reg)
+{
+	Dwarf_Attribute sub;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (dwarf_getlocation_attr(attr, op, &sub) ||
+	    dwarf_getlocation(&sub, &ops, &n) || n != 1)
+		return false;
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+		*reg = ops[0].atom - DW_OP_reg0;
+		return true;
+	}
+	if (ops[0].atom == DW_OP_regx) {
+		*reg = (unsigned int)ops[0].number;
+		return true;
+	}
+	return false;
+}
+
+/* DW_OP_entry_value(DW_OP_regN) [DW_OP_plus_uconst K] [DW_OP_stack_value]:
+ * what register N held when the function was entered (plus K), the
+ * value itself or the address of the object.  Only a probe on the
+ * entry of the function whose frame the code runs in sees it: there
+ * the register still holds it.  Anywhere else it may be gone.
+ */
+static const char *entry_value(struct kdwarf *d, Dwarf_Attribute *attr,
+			       const Dwarf_Op *ops, size_t n, Dwarf_Die *fn,
+			       Dwarf_Addr pc, struct kloc *l)
+{
+	bool value = n > 1 && ops[n - 1].atom == DW_OP_stack_value;
+	const char *why;
+	struct kplace at;
+	Dwarf_Addr entry;
+	unsigned int reg;
+	long off = 0;
+	size_t i;
+
+	if (!entry_value_reg(attr, &ops[0], &reg))
+		return "value at function entry (DW_OP_entry_value) of "
+		       "something other than a register";
+	for (i = 1; i < n - value; i++) {
+		if (ops[i].atom != DW_OP_plus_uconst)
+			return "DWARF expression on a value at function "
+			       "entry (DW_OP_entry_value) too complex";
+		off += (long)ops[i].number;
+	}
+	if (!fn || dwarf_entrypc(fn, &entry))
+		return "value at function entry (DW_OP_entry_value) of an "
+		       "unknown function";
+	if (entry == pc)
+		return reg_loc(l, value ? KLOC_REG_VALUE : KLOC_MEM, reg, off);
+	why = reg_loc(l, KLOC_ENTRY, reg, off);
+	if (why || !place_of(d, entry, NULL, &at))
+		return why ? why : "value at function entry "
+		       "(DW_OP_entry_value) of a function with no symbol";
+	l->symbol = at.sym;
+	l->deref = !value;
+	l->why = "its location here is the value it had at the function's "
+		 "entry (DW_OP_entry_value), which only a probe on the "
+		 "function's entry can read";
+	return NULL;
+}
+
 /* The few shapes of DWARF expression a probe can use without an
  * expression evaluator; NULL, or why the expression is not one.
  */
@@ -2232,6 +2308,9 @@ static const char *decode_expr(struct kdwarf *d, Dwarf_Attribute *attr,
 
 	if (why)
 		return why;
+	if (ops[0].atom == DW_OP_entry_value ||
+	    ops[0].atom == DW_OP_GNU_entry_value)
+		return entry_value(d, attr, ops, n, fn, pc, l);
 	if (n == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
 		return reg_loc(l, KLOC_REG, ops[0].atom - DW_OP_reg0, 0);
 	if (n == 1 && ops[0].atom == DW_OP_regx)
@@ -2818,13 +2897,40 @@ static int global_def(Dwarf_Die *v, const char *name, uint64_t *addr)
 	return 1;
 }
 
+static bool decl_of(Dwarf_Die *v, const char *name)
+{
+	const char *n = die_name(v);
+
+	return dwarf_tag(v) == DW_TAG_variable && n && !strcmp(n, name) &&
+	       die_flag(v, DW_AT_declaration);
+}
+
+/* A variable C only declares, defined where DWARF does not see it (the
+ * linker script's jiffies): its type from the declaration, its address
+ * from the symbol table.
+ */
+static int symbol_def(struct kdwarf *d, Dwarf_Die *decl, const char *name,
+		      const struct ktype **type, uint64_t *addr)
+{
+	const struct ksym *s;
+
+	syms_load(d);
+	s = sym_by_name(&d->objs, name);
+	if (!s)
+		return -ENOENT;
+	*addr = s->addr;
+	*type = kt_of(d, decl);
+	return 0;
+}
+
 int kdwarf_global(struct kdwarf *d, const char *name, const char *cu,
 		  const struct ktype **type, uint64_t *addr,
 		  const char **why)
 {
 	Dwarf_Off off = 0, next;
 	size_t hsize;
-	Dwarf_Die unit, v;
+	Dwarf_Die unit, v, decl;
+	bool has_decl = false;
 	int rc = -ENOENT, r;
 
 	while (!dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL)) {
@@ -2845,9 +2951,14 @@ int kdwarf_global(struct kdwarf *d, const char *name, const char *cu,
 				       "(a thread-local variable)";
 				rc = -ENOTSUP;
 			}
+			if (!r && !has_decl && decl_of(&v, name)) {
+				decl = v;
+				has_decl = true;
+			}
 		} while (!dwarf_siblingof(&v, &v));
 	}
-	return rc;
+	return rc == -ENOENT && has_decl ? symbol_def(d, &decl, name, type,
+						      addr) : rc;
 }
 
 int kdwarf_sym_range(struct kdwarf *d, const char *name, uint64_t *addr,
@@ -2882,6 +2993,18 @@ int kdwarf_funcs(struct kdwarf *d,
 		n++;
 	}
 	return n;
+}
+
+int kdwarf_obj_addr(struct kdwarf *d, const char *name, uint64_t *addr)
+{
+	const struct ksym *s;
+
+	syms_load(d);
+	s = sym_by_name(&d->objs, name);
+	if (!s)
+		return -ENOENT;
+	*addr = s->addr;
+	return 0;
 }
 
 struct labels_ctx {

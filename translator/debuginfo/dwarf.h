@@ -91,6 +91,10 @@ enum kloc_kind {
 	KLOC_STATIC,		/* in memory at symbol + offset */
 	KLOC_CONST,		/* the value is value */
 	KLOC_UNSUPPORTED,	/* why says what is in the way */
+	KLOC_ENTRY,		/* reg at the entry of the function entered
+				 * at symbol, + offset: the value, or with
+				 * deref the address of it; why says why a
+				 * probe here alone cannot read it */
 };
 
 struct kloc {
@@ -101,6 +105,7 @@ struct kloc {
 	const char *symbol;	/* KLOC_STATIC */
 	int64_t value;		/* KLOC_CONST */
 	const char *why;	/* KLOC_UNSUPPORTED: "multi-piece location" */
+	bool deref;		/* KLOC_ENTRY: an address, not the value */
 };
 
 /* The parameters and locals in scope at func (an ELF symbol, or a DWARF
@@ -318,6 +323,9 @@ int kdwarf_inline_pcs(struct kdwarf *d, const char *glob,
 int kdwarf_global(struct kdwarf *d, const char *name, const char *cu,
 		  const struct ktype **type, uint64_t *addr,
 		  const char **why);
+
+/* The link-time address of the data symbol name: 0, or -ENOENT. */
+int kdwarf_obj_addr(struct kdwarf *d, const char *name, uint64_t *addr);
 
 /* kdwarf_vars_at for an address. */
 int kdwarf_vars_at_pc(struct kdwarf *d, uint64_t pc,

@@ -68,6 +68,17 @@ struct kfn {
 	int depth;			/* the deepest of paths */
 	const char *caller;		/* .callee: the function probed */
 	const char *caller_decl;	/* and as "F@FILE:LINE", or NULL */
+	struct vec evs;			/* struct kev *: registers kept
+					 * at a function's entry for it */
+};
+
+/* A register a kprobe on the entry of function sym keeps for the
+ * probe's reads of a variable that is its value there.
+ */
+struct kev {
+	const char *sym;
+	const char *reg;		/* pt_regs field */
+	const char *cname;		/* its struct stp_kentry */
 };
 
 static const char *comp_str(const struct probe_point *pp, const char *f)
@@ -1105,9 +1116,53 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 /* ---------------------------------------------------- target variables */
 
 /* Where DWARF says v is, or NULL (and why) when it is not there. */
-static struct tref *tref_of_var(struct prov_ctx *c, const struct kvar *v,
-				const char **why)
+/* v is the value a register had at the entry of its function: a
+ * kprobe there keeps it for the task, and the probe reads it back.
+ * Not in a .return probe, whose values come from its own entry.
+ */
+static struct tref *entry_tref(struct prov_ctx *c, struct kfn *k,
+			       const struct kvar *v, const char **why)
 {
+	static int next;
+	struct tref *r;
+	struct kev *ev = NULL;
+	int i;
+
+	if (k->ret || k->absolute) {
+		*why = v->loc.why;
+		return NULL;
+	}
+	for (i = 0; i < k->evs.n && !ev; i++) {
+		struct kev *e = k->evs.items[i];
+
+		if (!strcmp(e->sym, v->loc.symbol) &&
+		    !strcmp(e->reg, v->loc.reg))
+			ev = e;
+	}
+	if (!ev) {
+		ev = arena_alloc(c->s->arena, sizeof(*ev));
+		ev->sym = v->loc.symbol;
+		ev->reg = v->loc.reg;
+		ev->cname = arena_printf(c->s->arena, "stp_kentry_%d", next++);
+		vec_push(c->s->arena, &k->evs, ev);
+	}
+	r = arena_alloc(c->s->arena, sizeof(*r));
+	r->base = TRB_KENTRY;
+	r->reg = ev->cname;
+	r->sp_off = v->loc.offset;
+	r->in_mem = v->loc.deref;
+	r->type = r->final = v->type;
+	return r;
+}
+
+static struct tref *tref_of_var(struct prov_ctx *c, struct kfn *k,
+				const struct kvar *v, const char **why)
+{
+	if (v->loc.kind == KLOC_ENTRY)
+		return entry_tref(c, k, v, why);
+	if (v->loc.kind == KLOC_STATIC && !k->module)
+		return target_kernel_static(c, v->type, v->loc.symbol,
+					    v->loc.offset, why);
 	return target_of_loc(c->s->arena, v->type, &v->loc, why);
 }
 
@@ -1155,7 +1210,7 @@ static int bind_list(struct prov_ctx *c, struct kfn *k, struct expr *e)
 		if (v->is_param ? !parms || k->at_entry : !locals)
 			continue;
 		r->list_names[r->nlist] = v->name;
-		r->list[r->nlist++] = tref_of_var(c, v, &why);
+		r->list[r->nlist++] = tref_of_var(c, k, v, &why);
 	}
 	return 0;
 }
@@ -1176,7 +1231,7 @@ static int bind_var(struct prov_ctx *c, struct kfn *k, struct expr *e,
 		if (strcmp(v->name, e->name + 1) ||
 		    (k->at_entry && v->is_param))
 			continue;
-		r = tref_of_var(c, v, &why);
+		r = tref_of_var(c, k, v, &why);
 		if (!r) {
 			prov_error(c, e->loc, "'%s' is not available: %s",
 				   e->name, why);
@@ -1520,6 +1575,45 @@ static void emit_call_sites(struct strbuf *d, const struct kfn *k, int n)
 	sb_puts(d, "};\n\n");
 }
 
+/* The registers kept at a function's entry for dp: each its table and
+ * the kprobe handler that fills it.
+ */
+static void emit_kentry_decls(struct strbuf *d, const struct kfn *k)
+{
+	int i;
+
+	for (i = 0; i < k->evs.n; i++) {
+		const struct kev *ev = k->evs.items[i];
+
+		sb_printf(d, "static struct stp_kentry %s = "
+			  "STP_KENTRY_INIT(%s);\n\n", ev->cname, ev->cname);
+		sb_printf(d, "static int %s_put(struct kprobe *kp, "
+			  "struct pt_regs *regs)\n{\n"
+			  "\t_stp_kentry_put(&%s, regs->%s);\n"
+			  "\treturn 0;\n}\n\n", ev->cname, ev->cname, ev->reg);
+	}
+}
+
+static void emit_kentry_probes(struct emitter *em, struct strbuf *d,
+			       const struct derived_probe *dp)
+{
+	const struct kfn *k = dp->priv;
+	int i;
+
+	for (i = 0; i < k->evs.n; i++) {
+		const struct kev *ev = k->evs.items[i];
+
+		sb_printf(d, "	{\n\t\t.symbol = \"%s%s%s\",\n"
+			  "\t\t.probe = %s,\n"
+			  "\t\t.krp.kp.pre_handler = %s_put,\n",
+			  k->module ? k->module : "", k->module ? ":" : "",
+			  ev->sym, emit_probe_ref(em, dp), ev->cname);
+		if (k->must)
+			sb_puts(d, "\t\t.must = true,\n");
+		sb_puts(d, "\t},\n");
+	}
+}
+
 static void kfn_emit_group(struct emitter *em, struct vec *dps)
 {
 	struct strbuf *d = emit_out(em, EMIT_DECLS);
@@ -1565,7 +1659,8 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 		const struct kfn *k = ((struct derived_probe *)
 				       dps->items[i])->priv;
 
-		total += k->clones.n ? k->clones.n : 1;
+		emit_kentry_decls(d, k);
+		total += (k->clones.n ? k->clones.n : 1) + k->evs.n;
 	}
 	sb_printf(d, "static struct stp_kprobe stp_kprobes[%d] = {\n",
 		  total);
@@ -1580,6 +1675,7 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 
 			emit_kprobe(em, d, dp, sym);
 		} while (++j < k->clones.n);
+		emit_kentry_probes(em, d, dp);
 	}
 	sb_puts(d, "};\n\n");
 	sb_printf(emit_out(em, EMIT_START),
