@@ -87,7 +87,7 @@ struct stp_json_rec {
 	__u16 pp_len;		/* bytes of probe point after the header */
 	__u32 len;		/* bytes of output after the probe point */
 	__u32 reserved;
-	__u64 time_ns;		/* first byte printed, ns since the epoch */
+	__u64 time_ns;		/* its first byte was printed (epoch ns) */
 };
 
 struct stp_msg_ready {

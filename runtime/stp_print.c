@@ -64,7 +64,10 @@ static void stp_pbuf_write(struct stp_pbuf *pb, const char *data,
 	_stp_transport_write_rec(&h, sizeof(h), pb->pp, pp_len, data, len);
 }
 
-/* The buffer is empty and a print is about to fill it. */
+/* The buffer is empty and a print is about to fill it.  (The core is
+ * compiled without the script's STP_CONTEXT_LOCALS: only members of
+ * struct context before them are read here.)
+ */
 static void stp_pbuf_start(struct stp_pbuf *pb)
 {
 	struct context *c;
