@@ -20,6 +20,11 @@
  * script printing without newlines cannot make staprun grow forever.
  */
 #define JSON_LINE_MAX (1024 * 1024)
+/* No module writes a record this long (a print buffer is 8 KB unless
+ * -D STP_PRINT_BUF_LEN says otherwise): a header that says so is not a
+ * header.
+ */
+#define JSON_REC_MAX (64 * 1024 * 1024)
 /* Room for {"type":"printf", the fields and the closing. */
 #define JSON_OBJ_EXTRA 128
 
@@ -238,7 +243,8 @@ int json_feed(struct json_cpu *j, const char *p, size_t n, json_out_fn out,
 	j->rec_len += n;
 	while (!err && j->rec_len - off >= sizeof(h)) {
 		memcpy(&h, j->rec + off, sizeof(h));
-		if (h.magic != STP_JSON_MAGIC || h.kind > STP_JSON_OBJECTS) {
+		if (h.magic != STP_JSON_MAGIC || h.kind > STP_JSON_OBJECTS ||
+		    h.len > JSON_REC_MAX) {
 			fprintf(stderr, "staprun: the output of CPU %d is not "
 				"in the --json record format; the rest of it "
 				"is dropped\n", j->cpu);

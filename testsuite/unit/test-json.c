@@ -188,6 +188,23 @@ static void test_not_records(void)
 	free(k.buf);
 }
 
+/* A header with the magic but a length no module writes. */
+static void test_huge_length(void)
+{
+	struct json_cpu *j = json_cpu_new(0, STP_TRANSPORT_JSON);
+	struct stp_json_rec h = {
+		.magic = STP_JSON_MAGIC,
+		.kind = STP_JSON_TEXT,
+		.len = 0xffffffffu,
+	};
+	struct sink k = { 0 };
+
+	tap_int_eq(json_feed(j, (const char *)&h, sizeof(h), sink_out, &k),
+		   -EPROTO, "a record of 4 GiB is refused, not waited for");
+	json_cpu_free(j);
+	free(k.buf);
+}
+
 static void test_long_line(void)
 {
 	size_t n = 3 * 1024 * 1024 / 2, off = 0, part = 8192;
@@ -251,6 +268,7 @@ int main(int argc, char **argv)
 	test_objects();
 	test_escapes();
 	test_not_records();
+	test_huge_length();
 	test_long_line();
 	return tap_done();
 }
