@@ -42,8 +42,9 @@ struct json_cpu {
 	char *pp;
 	size_t pp_cap;
 	uint64_t time_ns;
-	char *out;			/* the object being written */
-	size_t out_cap;
+	/* the objects of one json_feed(), written out in one go */
+	char *out;
+	size_t out_len, out_cap;
 };
 
 /* Grow *buf to hold at least need bytes; false when memory runs out. */
@@ -106,48 +107,62 @@ static size_t put_str(char *o, const char *s, size_t n)
 }
 
 /* The open line as an object of type "printf" (the script's text). */
-static int emit_text(struct json_cpu *j, bool partial, json_out_fn out,
-		     void *ctx)
+static int emit_text(struct json_cpu *j, bool partial)
 {
 	size_t pplen = j->pp ? strlen(j->pp) : 0;
-	size_t need = JSON_OBJ_EXTRA + STP_JSON_ESC_MAX *
+	size_t need = j->out_len + JSON_OBJ_EXTRA + STP_JSON_ESC_MAX *
 		      (j->line_len + pplen);
-	size_t k;
+	char *o;
+	size_t k = 0;
 
 	if (!grow(&j->out, &j->out_cap, need))
 		return -ENOMEM;
-	k = (size_t)sprintf(j->out, "{\"type\":\"printf\"");
+	o = j->out + j->out_len;
+	k += (size_t)sprintf(o, "{\"type\":\"printf\"");
 	if (j->flags & STP_JSON_FIELD_PROBE) {
-		k += (size_t)sprintf(j->out + k, ",\"probe\":");
-		k += put_str(j->out + k, j->pp ? j->pp : "", pplen);
+		k += (size_t)sprintf(o + k, ",\"probe\":");
+		k += put_str(o + k, j->pp ? j->pp : "", pplen);
 	}
 	if (j->flags & STP_JSON_FIELD_CPU)
-		k += (size_t)sprintf(j->out + k, ",\"cpu\":%d", j->cpu);
+		k += (size_t)sprintf(o + k, ",\"cpu\":%d", j->cpu);
 	if (j->flags & STP_JSON_FIELD_TIME)
-		k += (size_t)sprintf(j->out + k, ",\"time_ns\":%" PRIu64,
+		k += (size_t)sprintf(o + k, ",\"time_ns\":%" PRIu64,
 				     j->time_ns);
-	k += (size_t)sprintf(j->out + k, ",\"data\":");
-	k += put_str(j->out + k, j->line ? j->line : "", j->line_len);
-	k += (size_t)sprintf(j->out + k, "%s}\n",
+	k += (size_t)sprintf(o + k, ",\"data\":");
+	k += put_str(o + k, j->line ? j->line : "", j->line_len);
+	k += (size_t)sprintf(o + k, "%s}\n",
 			     partial ? ",\"partial\":true" : "");
-	return out(ctx, j->out, k);
+	j->out_len += k;
+	return 0;
 }
 
 /* The open line goes out: text as an object, objects as they are. */
-static int emit_line(struct json_cpu *j, bool partial, json_out_fn out,
-		     void *ctx)
+static int emit_line(struct json_cpu *j, bool partial)
 {
-	int err;
+	int err = 0;
 
 	if (j->kind == STP_JSON_TEXT) {
-		err = emit_text(j, partial, out, ctx);
+		err = emit_text(j, partial);
+	} else if (grow(&j->out, &j->out_cap,
+			j->out_len + j->line_len + 1)) {
+		memcpy(j->out + j->out_len, j->line, j->line_len);
+		j->out_len += j->line_len;
+		j->out[j->out_len++] = '\n';
 	} else {
-		if (!grow(&j->line, &j->line_cap, j->line_len + 1))
-			return -ENOMEM;
-		j->line[j->line_len] = '\n';
-		err = out(ctx, j->line, j->line_len + 1);
+		err = -ENOMEM;
 	}
 	j->line_len = 0;
+	return err;
+}
+
+/* What the objects made so far goes to out, in one write. */
+static int emit_flush(struct json_cpu *j, json_out_fn out, void *ctx)
+{
+	int err = 0;
+
+	if (j->out_len)
+		err = out(ctx, j->out, j->out_len);
+	j->out_len = 0;
 	return err;
 }
 
@@ -168,15 +183,14 @@ static int open_line(struct json_cpu *j, const struct stp_json_rec *h,
 /* Add n bytes to the open line; past JSON_LINE_MAX the line so far goes
  * out as a partial one.
  */
-static int add_to_line(struct json_cpu *j, const char *p, size_t n,
-		       json_out_fn out, void *ctx)
+static int add_to_line(struct json_cpu *j, const char *p, size_t n)
 {
 	size_t k;
 	int err;
 
 	while (n) {
 		if (j->line_len == JSON_LINE_MAX) {
-			err = emit_line(j, true, out, ctx);
+			err = emit_line(j, true);
 			if (err)
 				return err;
 		}
@@ -194,15 +208,14 @@ static int add_to_line(struct json_cpu *j, const char *p, size_t n,
 
 /* One record: its bytes continue the open line or start new ones. */
 static int take_record(struct json_cpu *j, const struct stp_json_rec *h,
-		       const char *pp, const char *data, json_out_fn out,
-		       void *ctx)
+		       const char *pp, const char *data)
 {
 	size_t len = h->len, seg;
 	const char *nl;
 	int err;
 
 	if (j->open && j->kind != h->kind) {
-		err = emit_line(j, true, out, ctx);
+		err = emit_line(j, true);
 		j->open = false;
 		if (err)
 			return err;
@@ -215,10 +228,10 @@ static int take_record(struct json_cpu *j, const struct stp_json_rec *h,
 			if (err)
 				return err;
 		}
-		err = add_to_line(j, data, seg, out, ctx);
+		err = add_to_line(j, data, seg);
 		if (err || !nl)
 			return err;
-		err = emit_line(j, false, out, ctx);
+		err = emit_line(j, false);
 		j->open = false;
 		if (err)
 			return err;
@@ -250,19 +263,21 @@ int json_feed(struct json_cpu *j, const char *p, size_t n, json_out_fn out,
 				"is dropped\n", j->cpu);
 			j->bad = true;
 			j->rec_len = 0;
+			emit_flush(j, out, ctx);
 			return -EPROTO;
 		}
 		total = sizeof(h) + h.pp_len + (size_t)h.len;
 		if (j->rec_len - off < total)
 			break;
 		err = take_record(j, &h, j->rec + off + sizeof(h),
-				  j->rec + off + sizeof(h) + h.pp_len, out,
-				  ctx);
+				  j->rec + off + sizeof(h) + h.pp_len);
 		off += total;
 	}
 	memmove(j->rec, j->rec + off, j->rec_len - off);
 	j->rec_len -= off;
-	return err;
+	if (err)
+		j->out_len = 0;
+	return err ?: emit_flush(j, out, ctx);
 }
 
 int json_finish(struct json_cpu *j, json_out_fn out, void *ctx)
@@ -270,8 +285,8 @@ int json_finish(struct json_cpu *j, json_out_fn out, void *ctx)
 	int err = 0;
 
 	if (j->open && j->line_len)
-		err = emit_line(j, true, out, ctx);
+		err = emit_line(j, true);
 	j->open = false;
 	j->line_len = 0;
-	return err;
+	return err ?: emit_flush(j, out, ctx);
 }
