@@ -6,6 +6,7 @@
 # lines were lost (the goal is none).
 #
 #   bench/output.sh STAP STAPRUN [KVER]
+#   STAP_OPTS=--json bench/output.sh ...   (stap options, e.g. JSON output)
 
 set -euo pipefail
 stap=${1:?usage: output.sh STAP STAPRUN [KVER]}
@@ -29,8 +30,9 @@ probe timer.ms(1) {
 		exit()
 }
 STP
+# shellcheck disable=SC2086
 (cd "$tmp" && "$stap" -r "$kver" -p4 -m bout -D MAXACTION=100000 -D STP_NO_OVERLOAD \
-	out.stp >/dev/null)
+	${STAP_OPTS:-} out.stp >/dev/null)
 "$here/testsuite/vm/mkinitramfs.sh" -o "$tmp/initrd" -r "$kver" \
 	-f "$staprun:/usr/local/bin/staprun" -f "$tmp/bout.ko" >/dev/null
 cmd='t0=$(cut -d" " -f1 /proc/uptime); staprun -o /tmp/o /opt/tapir/bout.ko'

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "relay.h"
+#include "json.h"
 
 #include "../runtime/msg.h"
 
@@ -31,7 +32,22 @@ struct relay_cpu {
 	int out_fd;			/* bulk: this CPU's file */
 	char *carry;			/* merged: unfinished last line */
 	size_t carry_len;
+	struct json_cpu *json;		/* --json: the records' decoder */
 };
+
+struct json_sink {
+	struct relay *r;
+	int fd;
+};
+
+static int output(struct relay *r, int fd, const char *p, size_t n);
+
+static int json_sink_out(void *ctx, const char *p, size_t n)
+{
+	struct json_sink *k = ctx;
+
+	return output(k->r, k->fd, p, n);
+}
 
 static int write_all(int fd, const char *p, size_t n)
 {
@@ -160,8 +176,25 @@ static int open_traces(struct relay *r, const char *dir)
 	return 0;
 }
 
+/* --json: every CPU's stream is decoded on its own (json.c). */
+static int open_json(struct relay *r)
+{
+	int i;
+
+	for (i = 0; i < r->ncpus; i++) {
+		if (r->cpus[i].fd < 0)
+			continue;
+		r->cpus[i].json = json_cpu_new(i, r->json_flags);
+		if (!r->cpus[i].json) {
+			fputs("staprun: out of memory\n", stderr);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int relay_open(struct relay *r, const char *dir, int ncpus, bool bulk,
-	       const char *pattern, bool stdout_closed)
+	       unsigned int flags, const char *pattern, bool stdout_closed)
 {
 	int i, err;
 
@@ -182,6 +215,12 @@ int relay_open(struct relay *r, const char *dir, int ncpus, bool bulk,
 	err = open_traces(r, dir);
 	if (err)
 		return err;
+	if (flags & STP_TRANSPORT_JSON) {
+		r->json_flags = flags;
+		err = open_json(r);
+		if (err)
+			return err;
+	}
 	if (bulk)
 		return open_bulk_outputs(r);
 	r->out_fd = pattern ? open_output(pattern, "") : STDOUT_FILENO;
@@ -236,6 +275,12 @@ static int emit(struct relay *r, struct relay_cpu *c, const char *p,
 	size_t whole;
 	int err = 0;
 
+	if (c->json) {
+		struct json_sink k = { r, r->bulk ? c->out_fd : r->out_fd };
+
+		err = json_feed(c->json, p, n, json_sink_out, &k);
+		return err == -EPROTO ? 0 : err;
+	}
 	if (r->bulk)
 		return output(r, c->out_fd, p, n);
 	nl = memrchr(p, '\n', n);
@@ -286,6 +331,12 @@ static void flush_carries(struct relay *r)
 	int i;
 
 	for (i = 0; i < r->ncpus; i++) {
+		if (r->cpus[i].json) {
+			struct json_sink k = { r, r->bulk ? r->cpus[i].out_fd :
+						   r->out_fd };
+
+			json_finish(r->cpus[i].json, json_sink_out, &k);
+		}
 		if (r->cpus[i].carry_len)
 			output(r, r->out_fd, r->cpus[i].carry,
 			       r->cpus[i].carry_len);
@@ -330,6 +381,7 @@ void relay_close(struct relay *r)
 		if (r->cpus[i].out_fd >= 0)
 			close(r->cpus[i].out_fd);
 		free(r->cpus[i].carry);
+		json_cpu_free(r->cpus[i].json);
 	}
 	if (r->out_fd > STDERR_FILENO)
 		close(r->out_fd);

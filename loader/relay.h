@@ -20,18 +20,21 @@ struct relay {
 	int out_fd;			/* merged output (not bulk) */
 	int switches;			/* switch_file() calls so far */
 	bool broken;			/* the output failed: drop it */
+	unsigned int json_flags;	/* STP_TRANSPORT_JSON...: stap --json */
 	bool stdout_closed;		/* fd 1 was closed at the start */
 	char *buf;			/* read buffer */
 	unsigned long long bytes;	/* copied so far */
 };
 
 /* Open DIR/trace0..traceN-1 (those that exist: CPUs that are online)
- * and the output.  stdout_closed: staprun started with fd 1 closed (it
+ * and the output.  flags are the TRANSPORT message's: with
+ * STP_TRANSPORT_JSON the module writes records, and each line becomes a
+ * JSON object (json.c).  stdout_closed: staprun started with fd 1 closed (it
  * holds /dev/null now), so a write to stdout fails as EBADF would.
  * 0 or -errno, the message printed.
  */
 int relay_open(struct relay *r, const char *dir, int ncpus, bool bulk,
-	       const char *pattern, bool stdout_closed);
+	       unsigned int flags, const char *pattern, bool stdout_closed);
 /* Fill fds with the relay files to poll (POLLIN: a full sub-buffer);
  * returns how many, at most max.
  */

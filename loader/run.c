@@ -454,7 +454,7 @@ static int handshake(struct run *r)
 			t.bulk ? ", bulk mode" : "");
 	if (t.ncpus > MAX_POLL_CPUS)
 		t.ncpus = MAX_POLL_CPUS;
-	if (relay_open(&r->relay, r->dir, (int)t.ncpus, t.bulk,
+	if (relay_open(&r->relay, r->dir, (int)t.ncpus, t.bulk, t.flags,
 		       r->o->output_file, r->o->stdout_closed))
 		return -1;
 	rc = ctl_send(r->ctl, STP_MSG_READY, &ready, sizeof(ready));

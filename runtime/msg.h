@@ -59,7 +59,35 @@ struct stp_msg_transport {
 	__u32 ncpus;		/* traceN exist for some N < ncpus */
 	__u32 subbuf_size;	/* relay buffer of each CPU: */
 	__u32 n_subbufs;	/* n_subbufs of subbuf_size bytes */
+	__u32 flags;		/* STP_TRANSPORT_*: 0 = plain text */
+};
+
+/* stap --json: the output is a stream of records (struct stp_json_rec,
+ * the probe point, the bytes), which staprun turns into JSON lines.  The
+ * FIELD bits say which optional fields each printf object carries.
+ */
+#define STP_TRANSPORT_JSON	(1u << 0)
+#define STP_JSON_FIELD_PROBE	(1u << 1)
+#define STP_JSON_FIELD_CPU	(1u << 2)
+#define STP_JSON_FIELD_TIME	(1u << 3)
+
+#define STP_JSON_MAGIC 0x4e534a54u	/* "TJSN" little-endian */
+
+enum stp_json_kind {
+	STP_JSON_TEXT = 0,	/* the script's printed text */
+	STP_JSON_OBJECTS = 1,	/* lines that are JSON objects already */
+};
+
+/* One print buffer's worth, written to a relay buffer in one piece: a
+ * record is never cut, it is kept or dropped whole.
+ */
+struct stp_json_rec {
+	__u32 magic;		/* STP_JSON_MAGIC */
+	__u16 kind;		/* enum stp_json_kind */
+	__u16 pp_len;		/* bytes of probe point after the header */
+	__u32 len;		/* bytes of output after the probe point */
 	__u32 reserved;
+	__u64 time_ns;		/* its first byte was printed (epoch ns) */
 };
 
 struct stp_msg_ready {

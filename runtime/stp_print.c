@@ -15,6 +15,12 @@
 #include "stp_print.h"
 #include "stp_transport.h"
 #include "stp_vsprintf.h"
+#ifdef STP_JSON
+#include <linux/timekeeping.h>
+#include "msg.h"
+#include "stp_json.h"
+#include "stp_probe.h"
+#endif
 
 /* What the last formatting call on a CPU ran into (_stp_print_fault). */
 #define STP_PFAULT_NONE		0
@@ -26,6 +32,12 @@ struct stp_pbuf {
 	size_t len;			/* bytes waiting in data */
 	unsigned long fault_addr;
 	int fault;			/* STP_PFAULT_* */
+#ifdef STP_JSON
+	/* the record the buffer becomes (stp_json_rec) */
+	u64 time_ns;			/* its first byte was printed */
+	const char *pp;			/* by this probe, or NULL */
+	u16 kind;			/* enum stp_json_kind */
+#endif
 };
 
 /* The handler owns its CPU's buffer: it runs with preemption disabled
@@ -33,10 +45,88 @@ struct stp_pbuf {
  */
 static struct stp_pbuf __percpu *stp_pbufs;
 
+#ifdef STP_JSON
+/* stap --json: each handing-over is one record, which says when its
+ * first byte was printed and by which probe; staprun makes the JSON.
+ */
+static void stp_pbuf_write(struct stp_pbuf *pb, const char *data,
+			   size_t len)
+{
+	struct stp_json_rec h = {
+		.magic = STP_JSON_MAGIC,
+		.kind = pb->kind,
+		.len = (u32)len,
+		.time_ns = pb->time_ns,
+	};
+	size_t pp_len = pb->pp ? strnlen(pb->pp, 0xffff) : 0;
+
+	h.pp_len = (u16)pp_len;
+	_stp_transport_write_rec(&h, sizeof(h), pb->pp, pp_len, data, len);
+}
+
+/* The buffer is empty and a print is about to fill it.  (The core is
+ * compiled without the script's STP_CONTEXT_LOCALS: only members of
+ * struct context before them are read here.)
+ */
+static void stp_pbuf_start(struct stp_pbuf *pb)
+{
+	struct context *c;
+
+	if (pb->len)
+		return;
+	pb->time_ns = ktime_get_real_fast_ns();
+	c = _stp_context_get(raw_smp_processor_id());
+	pb->pp = c && atomic_read(&c->busy) > 0 ? c->probe_point : NULL;
+}
+
+void _stp_print_kind(int kind)
+{
+	struct stp_pbuf *pb;
+
+	if (unlikely(!stp_pbufs))
+		return;
+	pb = this_cpu_ptr(stp_pbufs);
+	if (pb->len) {
+		stp_pbuf_write(pb, pb->data, pb->len);
+		pb->len = 0;
+	}
+	pb->kind = (u16)kind;
+}
+
+void _stp_print_json_str(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned long n = strlen(s), used;
+	char esc[STP_JSON_ESC_MAX];
+	unsigned int k;
+
+	_stp_print_char('"');
+	while (n) {
+		k = stp_json_escape(esc, p, n, &used);
+		_stp_print_n(esc, k);
+		p += used;
+		n -= used;
+	}
+	_stp_print_char('"');
+}
+#else
+static void stp_pbuf_write(struct stp_pbuf *pb, const char *data,
+			   size_t len)
+{
+	(void)pb;
+	_stp_transport_write(data, len);
+}
+
+static inline void stp_pbuf_start(struct stp_pbuf *pb)
+{
+	(void)pb;
+}
+#endif
+
 static void stp_pbuf_flush(struct stp_pbuf *pb)
 {
 	if (pb->len) {
-		_stp_transport_write(pb->data, pb->len);
+		stp_pbuf_write(pb, pb->data, pb->len);
 		pb->len = 0;
 	}
 }
@@ -44,7 +134,7 @@ static void stp_pbuf_flush(struct stp_pbuf *pb)
 /* The drain hook of a formatter writing straight into the buffer. */
 static void stp_pbuf_drain(struct stp_out *o)
 {
-	_stp_transport_write(o->buf, o->pos);
+	stp_pbuf_write(this_cpu_ptr(stp_pbufs), o->buf, o->pos);
 	o->pos = 0;
 }
 
@@ -107,6 +197,7 @@ void _stp_vprintf(const char *fmt, va_list ap)
 	if (unlikely(!stp_pbufs))
 		return;
 	pb = this_cpu_ptr(stp_pbufs);
+	stp_pbuf_start(pb);
 	if (pb->len) {
 		stp_out_init(&o, pb->data + pb->len,
 			     STP_PRINT_BUF_LEN - pb->len, NULL);
@@ -120,6 +211,7 @@ void _stp_vprintf(const char *fmt, va_list ap)
 			return;
 		}
 		stp_pbuf_flush(pb);
+		stp_pbuf_start(pb);
 	}
 	stp_out_init(&o, pb->data, STP_PRINT_BUF_LEN, stp_pbuf_drain);
 	rc = stp_format(&o, fmt, ap);
@@ -161,8 +253,11 @@ void _stp_print_n(const char *s, size_t n)
 	if (unlikely(!stp_pbufs))
 		return;
 	pb = this_cpu_ptr(stp_pbufs);
-	if (n > STP_PRINT_BUF_LEN - pb->len)
+	stp_pbuf_start(pb);
+	if (n > STP_PRINT_BUF_LEN - pb->len) {
 		stp_pbuf_flush(pb);
+		stp_pbuf_start(pb);
+	}
 	while (n > STP_PRINT_BUF_LEN - pb->len) {
 		size_t k = STP_PRINT_BUF_LEN - pb->len;
 
@@ -188,8 +283,11 @@ void _stp_print_char(char c)
 	if (unlikely(!stp_pbufs))
 		return;
 	pb = this_cpu_ptr(stp_pbufs);
-	if (unlikely(pb->len == STP_PRINT_BUF_LEN))
+	stp_pbuf_start(pb);
+	if (unlikely(pb->len == STP_PRINT_BUF_LEN)) {
 		stp_pbuf_flush(pb);
+		stp_pbuf_start(pb);
+	}
 	pb->data[pb->len++] = c;
 }
 
@@ -217,6 +315,9 @@ int _stp_print_init(void)
 		}
 		pb->len = 0;
 		pb->fault = STP_PFAULT_NONE;
+#ifdef STP_JSON
+		pb->kind = STP_JSON_TEXT;
+#endif
 	}
 	return 0;
 }

@@ -51,6 +51,19 @@ void _stp_print_char(char c);
 /* Hand the buffer to the transport (at the end of every handler). */
 void _stp_print_flush(void);
 
+#ifdef STP_JSON
+#include "msg.h"
+
+/* stap --json (doc/json.md): what follows on this CPU is the script's
+ * text (STP_JSON_TEXT) or lines that are JSON objects already
+ * (STP_JSON_OBJECTS, the end-of-run print and histograms); what the
+ * buffer holds goes out first, as what it was.
+ */
+void _stp_print_kind(int kind);
+/* s as a JSON string, quotes included (runtime/stp_json.h). */
+void _stp_print_json_str(const char *s);
+#endif
+
 /* Init/exit only.  Until _stp_print_init succeeds the print functions
  * print nothing.  _stp_print_exit flushes what any CPU still holds, so
  * it goes before _stp_transport_close.

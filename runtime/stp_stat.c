@@ -359,6 +359,51 @@ static void stp_hist_draw(const struct stp_stat_desc *d,
 	stp_hist_flush(o);
 }
 
+#ifdef STP_JSON
+/* stap --json (doc/json.md): the merged values as JSON members. */
+void _stp_stat_print_json(const struct stp_stat_agg *a)
+{
+	if (!a->count) {
+		_stp_print("\"count\":0,\"sum\":0");
+		return;
+	}
+	_stp_printf("\"count\":%d,\"sum\":%d,\"min\":%d,\"max\":%d,"
+		    "\"avg\":%d", a->count, a->sum, a->min, a->max,
+		    div64_s64(a->sum, a->count));
+}
+
+/* The histogram as members: its kind, its geometry, and the buckets that
+ * hold something as [value, count], value being the row's label in the
+ * chart (the bucket's low bound).
+ */
+void _stp_stat_print_hist_json(const struct stp_stat_desc *d,
+			       const struct stp_stat_agg *a)
+{
+	int i, first = 1, last = d->buckets - 1;
+	int64_t v;
+
+	if (d->hist == STP_HIST_LINEAR)
+		_stp_printf("\"hist\":\"linear\",\"start\":%d,\"stop\":%d,"
+			    "\"interval\":%d,\"underflow\":%d,"
+			    "\"overflow\":%d,", d->start, d->stop,
+			    d->interval, a->hist[0], a->hist[last]);
+	else
+		_stp_print("\"hist\":\"log\",");
+	_stp_print("\"buckets\":[");
+	for (i = 0; i <= last; i++) {
+		if (d->hist == STP_HIST_LINEAR && (i == 0 || i == last))
+			continue;
+		if (!a->hist[i])
+			continue;
+		v = d->hist == STP_HIST_LOG ? stp_hist_log_value(i) :
+					      stp_hist_linear_value(d, i);
+		_stp_printf("%s[%d,%d]", first ? "" : ",", v, a->hist[i]);
+		first = 0;
+	}
+	_stp_print_char(']');
+}
+#endif
+
 void _stp_stat_print_hist(const struct stp_stat_desc *d,
 			  const struct stp_stat_agg *a)
 {

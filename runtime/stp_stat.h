@@ -78,6 +78,14 @@ int64_t _stp_stat_bucket_key(const struct stp_stat_desc *d, int i);
  */
 void _stp_stat_print_hist(const struct stp_stat_desc *d,
 			  const struct stp_stat_agg *a);
+#ifdef STP_JSON
+/* stap --json: the members "count","sum","min","max","avg" (only count
+ * and sum when empty), and those of a histogram (doc/json.md).
+ */
+void _stp_stat_print_json(const struct stp_stat_agg *a);
+void _stp_stat_print_hist_json(const struct stp_stat_desc *d,
+			       const struct stp_stat_agg *a);
+#endif
 /* The same chart into buf (sprint): at most size - 1 bytes and a NUL.
  * Returns the length of the whole chart, like snprintf.
  */

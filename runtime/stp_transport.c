@@ -159,6 +159,9 @@ void _stp_transport_info(struct stp_msg_transport *t)
 		t->subbuf_size = _stp_relay_chan->subbuf_size;
 		t->n_subbufs = _stp_relay_chan->n_subbufs;
 	}
+#ifdef STP_JSON
+	t->flags = STP_TRANSPORT_JSON | (STP_JSON_FIELDS);
+#endif
 }
 
 /* ---- Overflow areas ------------------------------------------------- */
@@ -231,6 +234,50 @@ void _stp_transport_write(const char *data, size_t len)
 out:
 	local_irq_restore(flags);
 }
+
+#ifdef STP_JSON
+/* stap --json: a record in three pieces, kept or dropped whole (staprun
+ * could not find the next record after a cut one).  What the relay
+ * buffer refuses goes to the ring, so the ring must have room for all.
+ */
+void _stp_transport_write_rec(const void *hdr, size_t hlen, const char *pp,
+			      size_t pplen, const char *data, size_t len)
+{
+	const char *part[3] = { hdr, pp, data };
+	size_t plen[3] = { hlen, pplen, len };
+	struct _stp_tcpu *tc;
+	struct rchan_buf *buf;
+	unsigned long flags;
+	size_t n;
+	int i;
+
+	if (unlikely(!_stp_relay_chan))
+		return;
+	local_irq_save(flags);
+	tc = this_cpu_ptr(&_stp_tcpu);
+	if (unlikely(tc->busy ||
+		     STP_OVERFLOW_SIZE - tc->ov_len < hlen + pplen + len)) {
+		atomic64_add(hlen + pplen + len, &_stp_lost_bytes);
+		goto out;
+	}
+	tc->busy = 1;
+	barrier();
+	buf = *this_cpu_ptr(_stp_relay_chan->buf);
+	if (unlikely(tc->ov_len))
+		_stp_ov_drain(tc, buf);
+	for (i = 0; i < 3; i++) {
+		n = 0;
+		if (likely(!tc->ov_len))
+			n = _stp_relay_put(buf, part[i], plen[i]);
+		if (unlikely(n < plen[i]))
+			_stp_ov_put(tc, part[i] + n, plen[i] - n);
+	}
+	barrier();
+	tc->busy = 0;
+out:
+	local_irq_restore(flags);
+}
+#endif
 
 /* Runs on the CPU that owns tc; a work item that ended up elsewhere
  * (the CPU went offline) leaves the ring to the end of the run.

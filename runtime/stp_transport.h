@@ -18,6 +18,13 @@ void _stp_transport_close(void);
  * the default buffer size and a reader that keeps up nothing is lost.
  */
 void _stp_transport_write(const char *data, size_t len);
+#ifdef STP_JSON
+/* stap --json: header, probe point and output as one record, written
+ * whole or (when even the overflow area is full) dropped whole.
+ */
+void _stp_transport_write_rec(const void *hdr, size_t hlen, const char *pp,
+			      size_t pplen, const char *data, size_t len);
+#endif
 
 /* Out-of-band text for staprun's stderr ("WARNING: ...", "ERROR: ..."),
  * any context.

@@ -79,6 +79,9 @@ unit_tests()
 	component "unit/test-staprun" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-staprun.sh" "$STAPRUN" \
 		"$VALGRIND"
+	component "unit/test-json.sh" bash \
+		"$TAPIR_SRCDIR/testsuite/unit/test-json.sh" \
+		"$TAPIR_BUILDDIR/testsuite/unit/test-json"
 	component "unit/test-process-pid" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-process-pid.sh" "$STAP"
 	component "unit/test-stap-signals" bash \

@@ -535,6 +535,55 @@ static int opt_color(struct cl_state *st, const char *arg)
 	return 0;
 }
 
+/* -f FORMAT, as bpftrace users type it: json or text. */
+static int opt_format(struct cl_state *st, const char *arg)
+{
+	if (!strcmp(arg, "json"))
+		st->o->json = true;
+	else if (!strcmp(arg, "text"))
+		st->o->json = false;
+	else
+		return usage_error("invalid argument '%s' for -f (expected "
+				   "json or text)", arg);
+	return 0;
+}
+
+static int opt_json(struct cl_state *st, const char *arg)
+{
+	(void)arg;
+	st->o->json = true;
+	return 0;
+}
+
+/* --json-fields=probe,cpu,time (or all): implies --json.  The bits are
+ * those of runtime/msg.h, which the module hands to staprun.
+ */
+static int opt_json_fields(struct cl_state *st, const char *arg)
+{
+	static const struct { const char *name; unsigned int bit; } f[] = {
+		{ "probe", 1u << 1 }, { "cpu", 1u << 2 }, { "time", 1u << 3 },
+		{ "all", 7u << 1 },
+	};
+	const char *p = arg;
+	size_t n, i;
+
+	st->o->json = true;
+	st->o->json_fields = 0;
+	while (*p) {
+		n = strcspn(p, ",");
+		for (i = 0; i < ARRAY_SIZE(f); i++)
+			if (strlen(f[i].name) == n && !strncmp(p, f[i].name, n))
+				break;
+		if (i == ARRAY_SIZE(f))
+			return usage_error("invalid field '%.*s' for "
+					   "--json-fields (expected probe, "
+					   "cpu, time or all)", (int)n, p);
+		st->o->json_fields |= f[i].bit;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
 static int opt_vm(struct cl_state *st, const char *arg)
 {
 	st->o->use_vm = true;
@@ -779,6 +828,13 @@ static const struct cl_opt options[] = {
 	STR(NULL, 'o', output_file, "FILE",
 	    "write the output to FILE (strftime escapes)"),
 	FLAG(NULL, 'b', bulk, "bulk mode: one output file per CPU"),
+	CALL("json", 0, NO, opt_json, NULL,
+	     "print JSON objects, one per line (doc/json.md)"),
+	CALL(NULL, 'f', REQ, opt_format, "FORMAT",
+	     "output format: text (default) or json"),
+	CALL("json-fields", 0, REQ, opt_json_fields, "LIST",
+	     "with --json: add probe, cpu and/or time to\n"
+	     "each printf object (comma-separated, or all)"),
 	CALL(NULL, 's', REQ, opt_bufsize, "MB",
 	     "output buffer size in MB, 1-4095"),
 	FLAG(NULL, 't', timing, "report time spent in each probe"),
@@ -1050,6 +1106,8 @@ static int check_combinations(struct cl_state *st)
 				   "(-g)");
 	if (o->sysenv.n && !o->sysroot)
 		return usage_error("--sysenv needs --sysroot");
+	if (o->json && o->bulk)
+		return usage_error("--json cannot be used with -b");
 	return 0;
 }
 

@@ -747,7 +747,15 @@ static void gen_hist_print(struct emitter *em, struct strbuf *o,
 	desc = gen_agg_of(em, o, h->a);
 	sb_puts(o, "if (unlikely(__a->count == 0)) { ");
 	raise_at(em, o, "empty aggregate", call);
-	sb_printf(o, " } _stp_stat_print_hist(%s, __a); } ", desc);
+	if (em->s->opt.json)
+		sb_printf(o, " } _stp_print_kind(STP_JSON_OBJECTS); "
+			  "_stp_print(\"{\\\"type\\\":\\\"hist\\\",\"); "
+			  "_stp_stat_print_json(__a); _stp_print_char(','); "
+			  "_stp_stat_print_hist_json(%s, __a); "
+			  "_stp_print(\"}\\n\"); "
+			  "_stp_print_kind(STP_JSON_TEXT); } ", desc);
+	else
+		sb_printf(o, " } _stp_stat_print_hist(%s, __a); } ", desc);
 }
 
 /* print family into the print buffer: each value, then the separator
@@ -3306,10 +3314,89 @@ static void gen_final_print_one(struct strbuf *o, const struct vardecl *v)
 	}
 }
 
+/* stap --json: one object per global, or per element of an array
+ * (doc/json.md); the global's name is a script identifier, which needs
+ * no escaping.
+ */
+static void gen_final_json_one(struct strbuf *o, const struct vardecl *v)
+{
+	const char *n = v->priv;
+	int i;
+
+	if (!is_array(v)) {
+		sb_printf(o, "\t_stp_print(\"{\\\"type\\\":\\\"global\\\","
+			  "\\\"name\\\":\\\"%s\\\",\");\n", v->name);
+		if (is_stat_var(v))
+			sb_printf(o, "\t_stp_print(\"\\\"stat\\\":{\");\n"
+				  "\t_stp_stat_print_json(_stp_stat_get(%s));\n"
+				  "\t_stp_print(\"}}\\n\");\n", n);
+		else if (v->type == TY_STRING)
+			sb_printf(o, "\t_stp_print(\"\\\"value\\\":\");\n"
+				  "\t_stp_print_json_str(%s);\n"
+				  "\t_stp_print(\"}\\n\");\n", n);
+		else
+			sb_printf(o, "\t_stp_printf(\"\\\"value\\\":%%d}\\n\", "
+				  "%s);\n", n);
+		return;
+	}
+	sb_printf(o, "\t{\n\t\tstruct stp_map_node *__n;\n\n");
+	if (is_stat_var(v))
+		sb_printf(o, "\t\t_stp_map_agg(%s);\n", n);
+	sb_printf(o, "\t\t_stp_map_sort(%s, 0, -1, STP_STAT_COUNT);\n", n);
+	sb_printf(o, "\t\tfor (__n = _stp_map_first(%s); __n; "
+		  "__n = _stp_map_next(%s, __n)) {\n", n, n);
+	sb_printf(o, "\t\t\t_stp_print(\"{\\\"type\\\":\\\"global\\\","
+		  "\\\"name\\\":\\\"%s\\\",\\\"keys\\\":[\");\n", v->name);
+	for (i = 0; i < v->arity; i++) {
+		if (i)
+			sb_puts(o, "\t\t\t_stp_print_char(',');\n");
+		if (v->index_types[i] == TY_STRING)
+			sb_printf(o, "\t\t\t_stp_print_json_str("
+				  "_stp_node_key_str(%s, __n, %d));\n", n, i);
+		else
+			sb_printf(o, "\t\t\t_stp_printf(\"%%d\", "
+				  "_stp_node_key_long(%s, __n, %d));\n", n, i);
+	}
+	if (is_stat_var(v))
+		sb_printf(o, "\t\t\t_stp_print(\"],\\\"stat\\\":{\");\n"
+			  "\t\t\t_stp_stat_print_json(_stp_node_stat(%s, "
+			  "__n));\n\t\t\t_stp_print(\"}}\\n\");\n", n);
+	else if (v->type == TY_STRING)
+		sb_printf(o, "\t\t\t_stp_print(\"],\\\"value\\\":\");\n"
+			  "\t\t\t_stp_print_json_str(_stp_node_str(%s, __n));\n"
+			  "\t\t\t_stp_print(\"}\\n\");\n", n);
+	else
+		sb_printf(o, "\t\t\t_stp_printf(\"],\\\"value\\\":%%d}\\n\", "
+			  "_stp_node_long(%s, __n));\n", n);
+	sb_puts(o, "\t\t}\n\t}\n");
+}
+
+static void gen_final_json(struct emitter *em, struct strbuf *o)
+{
+	struct session *s = em->s;
+	int i;
+
+	sb_puts(o, "/* Globals the script wrote but never read, as JSON. */\n"
+		"static void stp_final_print(struct context *c)\n{\n"
+		"\t(void)c;\n\t_stp_print_kind(STP_JSON_OBJECTS);\n");
+	for (i = 0; i < s->globals.n; i++) {
+		const struct vardecl *v = s->globals.items[i];
+
+		if (wants_final_print(v))
+			gen_final_json_one(o, v);
+	}
+	sb_puts(o, "\t_stp_print_kind(STP_JSON_TEXT);\n}\n\n");
+}
+
 static void gen_final_print(struct emitter *em, struct strbuf *o)
 {
 	struct session *s = em->s;
 	int i;
+
+	if (s->opt.json) {
+		gen_final_json(em, o);
+		return;
+	}
 
 	sb_puts(o, "/* Globals the script wrote but never read. */\n"
 		"static void __maybe_unused\n"

@@ -237,6 +237,9 @@ uint64_t kbuild_hash(struct session *s, const char *csrc)
 		h = fnv_str(h, s->opt.kbuild_opts.items[i]);
 	h = fnv_str(h, s->opt.suppress_time_limits ? "stl" : "");
 	h = fnv_str(h, s->opt.suppress_handler_errors ? "she" : "");
+	if (s->opt.json)
+		h = fnv_str(h, arena_printf(s->arena, "json%u",
+					    s->opt.json_fields));
 	h += runtime_hash(s);
 	return h;
 }
@@ -256,6 +259,10 @@ static const char *ccflags(struct session *s, const char *conf)
 	if (s->opt.suppress_handler_errors)
 		f = arena_printf(s->arena, "%s -DSTAP_SUPPRESS_HANDLER_ERRORS",
 				 f);
+	/* --json: the print path writes records (runtime/msg.h) */
+	if (s->opt.json)
+		f = arena_printf(s->arena, "%s -DSTP_JSON -DSTP_JSON_FIELDS=%u",
+				 f, s->opt.json_fields);
 	/* the test suites build every module with warnings as errors */
 	if (getenv("TAPIR_WERROR") && !strcmp(getenv("TAPIR_WERROR"), "1"))
 		f = arena_printf(s->arena, "%s -Werror", f);

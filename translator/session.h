@@ -29,6 +29,8 @@ struct stap_options {
 	bool warnings_as_errors;	/* -W */
 	bool interactive;		/* -i */
 	bool bulk;			/* -b */
+	bool json;			/* --json, -f json (doc/json.md) */
+	unsigned int json_fields;	/* --json-fields: STP_JSON_FIELD_* */
 	int buffer_mb;			/* -s MB, 0 = default */
 	bool timing;			/* -t */
 	struct vec include_dirs;	/* -I DIR (const char *) */

@@ -412,6 +412,30 @@ static void test_modes(void)
 	      has(err, "invalid --sysroot directory"), "--sysroot missing");
 }
 
+/* --json, -f FORMAT (bpftrace's spelling) and --json-fields. */
+static void test_json(void)
+{
+	check(P("-e", "x", NULL) == 0 && !cur->opt.json, "text by default");
+	check(P("--json", "-e", "x", NULL) == 0 && cur->opt.json &&
+	      !cur->opt.json_fields, "--json");
+	check(P("-f", "json", "-e", "x", NULL) == 0 && cur->opt.json,
+	      "-f json");
+	check(P("--json", "-f", "text", "-e", "x", NULL) == 0 &&
+	      !cur->opt.json, "-f text after --json");
+	check(P("-f", "yaml", "-e", "x", NULL) == 1 &&
+	      has(err, "invalid argument 'yaml' for -f"), "-f yaml");
+	check(P("--json-fields=probe,time", "-e", "x", NULL) == 0 &&
+	      cur->opt.json && cur->opt.json_fields == ((1u << 1) | (1u << 3)),
+	      "--json-fields=probe,time implies --json");
+	check(P("--json-fields=all", "-e", "x", NULL) == 0 &&
+	      cur->opt.json_fields == (7u << 1), "--json-fields=all");
+	check(P("--json-fields=cpu,pid", "-e", "x", NULL) == 1 &&
+	      has(err, "invalid field 'pid' for --json-fields"),
+	      "--json-fields=cpu,pid");
+	check(P("--json", "-b", "-e", "x", NULL) == 1 &&
+	      has(err, "--json cannot be used with -b"), "--json -b");
+}
+
 /* Every option of the reference must be known (rc 0), or refused. */
 static void test_every_option(void)
 {
@@ -711,6 +735,7 @@ int main(void)
 	test_privilege();
 	test_listing();
 	test_modes();
+	test_json();
 	test_every_option();
 	test_getopt_errors();
 	test_help_version();
