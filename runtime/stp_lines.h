@@ -38,9 +38,8 @@ struct stp_kline {
 	const struct stp_lines *lines;
 };
 
-/* A generated module with kernel lines defines, before the runtime's
- * code, "static const struct stp_kline stp_klines[]" sorted by name and
- * STP_NKLINES, its length.
+/* A generated module with kernel lines points stp_script.klines
+ * (stp_session.h) at its table of them, sorted by name.
  */
 
 #endif

@@ -211,7 +211,7 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-void lines_emit_kernel(struct session *s, struct strbuf *out)
+int lines_emit_kernel(struct session *s, struct strbuf *out)
 {
 	struct kdwarf *dw = target_kernel_dwarf_loaded(s);
 	struct ksyms_ctx k = { s->arena, { 0 } };
@@ -222,10 +222,10 @@ void lines_emit_kernel(struct session *s, struct strbuf *out)
 	int i, n = 0;
 
 	if (!dw)
-		return;
+		return 0;
 	kfunc_probed_syms(s, ksym_cb, &k);
 	if (!names->n)
-		return;
+		return 0;
 	qsort(names->items, (size_t)names->n, sizeof(void *), name_cmp);
 	sb_init(&tabs);
 	for (i = 0; i < names->n; i++) {
@@ -258,7 +258,8 @@ void lines_emit_kernel(struct session *s, struct strbuf *out)
 			sb_printf(out, ", %s, &stp_klines_%d },\n",
 				  (const char *)done.items[2 * i + 1], i);
 		}
-		sb_printf(out, "};\n#define STP_NKLINES %d\n\n", n);
+		sb_puts(out, "};\n\n");
 	}
 	sb_free(&tabs);
+	return n;
 }
