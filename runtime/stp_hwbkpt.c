@@ -1,6 +1,5 @@
 /* stp_hwbkpt.c - the watchpoints of kernel.data and process.data probes
- * (stp_hwbkpt.h).  Compiled only into modules that have them
- * (STP_HAVE_HWBKPT).
+ * (stp_hwbkpt.h).
  *
  * A hit runs in the debug exception, after the access: for kernel data
  * in an NMI-like context (interrupts off, on any CPU, possibly while
@@ -13,8 +12,6 @@
  * recurse.  CPUs brought online later are not watched, nor threads the
  * target creates after START.
  */
-#ifdef STP_HAVE_HWBKPT
-
 #include <linux/hw_breakpoint.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -247,5 +244,3 @@ void _stp_hwbkpt_unregister(struct stp_hwbkpt *h, int n)
 		h[i].nevents = 0;
 	}
 }
-
-#endif

@@ -4,10 +4,6 @@
  */
 #include "stp_lines.h"
 
-#ifndef STP_NKLINES
-#define STP_NKLINES 0
-static const struct stp_kline stp_klines[1];
-#endif
 
 static unsigned long _stp_uleb(const unsigned char **p,
 			       const unsigned char *end)
@@ -104,26 +100,24 @@ static const struct stp_kline *_stp_kline_of(const char *name,
 					     const char *mod,
 					     unsigned long ksize)
 {
-	const struct stp_kline *fit = NULL;
-	unsigned int lo = 0, hi = STP_NKLINES, mid, i;
+	const struct stp_kline *kl = stp_script.klines, *fit = NULL;
+	unsigned int n = stp_script.nklines, lo = 0, hi = n, mid, i;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (strcmp(stp_klines[mid].name, name) < 0)
+		if (strcmp(kl[mid].name, name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	/* static functions may share a name: the size tells them apart */
-	for (i = lo; i < STP_NKLINES && !strcmp(stp_klines[i].name, name);
-	     i++) {
-		if (!_stp_kline_in(&stp_klines[i], mod))
+	for (i = lo; i < n && !strcmp(kl[i].name, name); i++) {
+		if (!_stp_kline_in(&kl[i], mod))
 			continue;
-		if (stp_klines[i].size == ksize)
-			return &stp_klines[i];
-		if (stp_klines[i].size <= ksize &&
-		    (!fit || stp_klines[i].size > fit->size))
-			fit = &stp_klines[i];
+		if (kl[i].size == ksize)
+			return &kl[i];
+		if (kl[i].size <= ksize && (!fit || kl[i].size > fit->size))
+			fit = &kl[i];
 	}
 	return fit;
 }
@@ -141,7 +135,8 @@ int _stp_line_lookup(unsigned long addr, struct task_struct *task,
 			return -ENOENT;
 		return _stp_lines_at(m.obj->lines, m.offset, file, line);
 	}
-	if (!STP_NKLINES || _stp_sym_lookup(addr, NULL, &sym) || !sym.name)
+	if (!stp_script.nklines || _stp_sym_lookup(addr, NULL, &sym) ||
+	    !sym.name)
 		return -ENOENT;
 	k = _stp_kline_of(sym.name, sym.module, sym.size);
 	if (!k || sym.offset >= k->size)

@@ -46,10 +46,9 @@ struct stp_kline {
 	unsigned long base;
 };
 
-/* A generated module with kernel lines defines, before the runtime's
- * code, "static const struct stp_kline stp_klines[]" sorted by name
- * (then the kernel's before the modules', by module) and STP_NKLINES,
- * its length.
+/* A generated module with kernel lines points stp_script.klines
+ * (stp_session.h) at its table of them, sorted by name (then the
+ * kernel's before the modules', by module).
  */
 
 #endif

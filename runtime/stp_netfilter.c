@@ -1,9 +1,7 @@
 /* stp_netfilter.c - the registration of netfilter.hook probes, per
  * network namespace through a pernet_operations, so that a namespace
- * made while the session runs gets the hooks too.  Compiled only into
- * modules that have netfilter probes (STP_HAVE_NETFILTER).
+ * made while the session runs gets the hooks too.
  */
-#ifdef STP_HAVE_NETFILTER
 
 #include <linux/netfilter.h>
 #include <net/net_namespace.h>
@@ -52,5 +50,3 @@ void _stp_netfilter_unregister(void)
 	/* the hook functions are the module's: none may still run */
 	synchronize_net();
 }
-
-#endif /* STP_HAVE_NETFILTER */

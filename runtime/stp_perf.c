@@ -1,5 +1,4 @@
-/* stp_perf.c - the perf events of perf probes (stp_perf.h).  Compiled
- * only into modules that have them (STP_HAVE_PERF).
+/* stp_perf.c - the perf events of perf probes (stp_perf.h).
  *
  * The overflow handler runs where the kernel delivers the overflow: in
  * NMI context for a hardware counter, in the timer interrupt for
@@ -18,8 +17,6 @@
  * read: in the counted task itself, with interrupts off, as the
  * kernel's own local read does.
  */
-#ifdef STP_HAVE_PERF
-
 #include <linux/cpu.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
@@ -250,5 +247,3 @@ int64_t _stp_perf_read(struct context *c, int slot, const char *where)
 	local_irq_restore(flags);
 	return (int64_t)v;
 }
-
-#endif

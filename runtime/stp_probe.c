@@ -9,26 +9,37 @@
 struct context *_stp_contexts[NR_CPUS];
 bool _stp_probe_leave_overloaded;
 
-/* The contexts are as large as MAXNESTING and MAXSTRINGLEN make them
- * (the translator keeps one under 64 MiB): more than half the memory
- * for all of them is refused with a message, and the allocation itself
- * may fail but never warns (a warning is a panic where panic_on_warn
- * is set) nor wakes the OOM killer.
+/* The contexts are as large as the script's locals, MAXNESTING and
+ * MAXSTRINGLEN make them (stp_script.context_size; the translator keeps
+ * one under 64 MiB): more than half the memory for all of them is
+ * refused with a message, and the allocation itself may fail but never
+ * warns (a warning is a panic where panic_on_warn is set) nor wakes the
+ * OOM killer.  The core sees struct context without the script's
+ * locals, the script with them after the same members: both are built
+ * with the same limits (the core's cache key holds them), which the
+ * size of the common part and MAXSTRINGLEN check once more here.
  */
 int _stp_context_init(void)
 {
-	u64 need = (u64)sizeof(struct context) * num_possible_cpus();
+	size_t size = stp_script.context_size;
+	u64 need = (u64)size * num_possible_cpus();
 	int cpu;
 
+	if (stp_script.maxstringlen != MAXSTRINGLEN ||
+	    size < sizeof(struct context)) {
+		pr_err("%s: built with a runtime of other limits\n",
+		       module_name(THIS_MODULE));
+		return -EINVAL;
+	}
 	if (need > ((u64)totalram_pages() << PAGE_SHIFT) / 2) {
 		pr_err("%s: the probe contexts need %llu bytes, more than half "
 		       "the memory (MAXNESTING %d, MAXSTRINGLEN %d)\n",
-		       module_name(THIS_MODULE), need, MAXNESTING,
+		       module_name(THIS_MODULE), need, stp_script.maxnesting,
 		       MAXSTRINGLEN);
 		return -ENOMEM;
 	}
 	for_each_possible_cpu(cpu) {
-		_stp_contexts[cpu] = __vmalloc(sizeof(struct context),
+		_stp_contexts[cpu] = __vmalloc(size,
 					       GFP_KERNEL | __GFP_ZERO |
 					       __GFP_NOWARN |
 					       __GFP_RETRY_MAYFAIL);
@@ -104,9 +115,10 @@ void _stp_probe_skipped_why(enum stp_skip_why why)
  */
 void _stp_probe_skip_report(void)
 {
-#ifdef STP_TIMING
 	int i, k;
 
+	if (!stp_script.timing)
+		return;
 	for (i = 0; i < stp_nglobal_locks; i++) {
 		k = atomic_read(&stp_global_locks[i]->skips);
 		if (k)
@@ -128,7 +140,6 @@ void _stp_probe_skip_report(void)
 		_stp_ctl_printf(STP_MSG_WARNING, true, "WARNING: Skipped due "
 				"to uprobe bookkeeping (task or return frame "
 				"tables full): %d\n", k);
-#endif
 }
 
 #if !defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE)

@@ -5,6 +5,9 @@
  * The generated module defines STP_CONTEXT_LOCALS (the unions of its
  * probes' and functions' locals) before including the runtime, so the
  * locals live in the per-CPU context rather than on the kernel stack.
+ * The runtime's core (stp_core.c) is built without them: it touches
+ * only the members before them, and allocates the contexts with the
+ * size the script gives (stp_script.context_size).
  */
 #ifndef STP_PROBE_H
 #define STP_PROBE_H

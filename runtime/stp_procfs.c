@@ -1,6 +1,5 @@
 /* stp_procfs.c - the files of procfs probes: /proc/systemtap/MODULE and
  * what is under it, their open/read/write/release, and their removal.
- * Compiled only into modules that have procfs probes (STP_HAVE_PROCFS).
  *
  * Handlers run in the reader's or writer's own read()/write(), with the
  * file's mutex held, on the file's static buffer; copying to or from
@@ -8,8 +7,6 @@
  * second open waits for the first to close, so that a read returns the
  * content that one run of the read probe made for its open.
  */
-#ifdef STP_HAVE_PROCFS
-
 #include <linux/fs.h>
 #include <linux/namei.h>
 #include <linux/proc_fs.h>
@@ -220,5 +217,3 @@ void _stp_procfs_stop(struct stp_procfs_file *f, int nf)
 	proc_remove(_stp_procfs_mod);
 	_stp_procfs_mod = NULL;
 }
-
-#endif

@@ -1,5 +1,6 @@
 /* stp_runtime.h - the runtime's interface, included by a generated
- * module after it has defined STP_CONTEXT_LOCALS.
+ * module after it has defined STP_CONTEXT_LOCALS, and by stp_core.c
+ * without them.
  */
 #ifndef STP_RUNTIME_H
 #define STP_RUNTIME_H

@@ -41,6 +41,32 @@ void stp_probes_stop(void);		/* unregister all, wait for running
 					 * print written-only globals */
 extern const char stp_module_name[];
 
+struct inode;
+struct stp_kline;
+struct stp_uobj;
+
+/* What the runtime's core, compiled once for every script (stp_core.c),
+ * learns of the script's module: the size of its probe context (the
+ * common part of struct context and the script's locals after it), and
+ * the tables it writes.  The generated module defines stp_script.
+ */
+struct stp_script {
+	size_t context_size;		/* its sizeof(struct context) */
+	int maxstringlen;		/* MAXSTRINGLEN as it was built */
+	int maxnesting;			/* MAXNESTING, for messages */
+	bool timing;			/* stap -t */
+	/* kernel lines (stp_lines.h): sorted by name */
+	const struct stp_kline *klines;
+	unsigned int nklines;
+	/* user objects (stp_usym.h), with room for the inode of each
+	 * while the probes are armed
+	 */
+	const struct stp_uobj *uobjs;
+	struct inode **uobj_inodes;
+	unsigned int nuobjs;
+};
+extern const struct stp_script stp_script;
+
 /* exit(): STOPPING; the current handler finishes, later hits return at
  * once, staprun is asked to send EXIT.
  */

@@ -11,11 +11,6 @@
 #include <linux/uprobes.h>
 #include "stp_usym.h"
 
-#ifndef STP_NUOBJS
-#define STP_NUOBJS 0
-static const struct stp_uobj stp_uobjs[1];
-#endif
-
 #define _STP_UPATH_MAX 256
 
 /* Where an address of a process lies: the object and the file offset. */
@@ -26,27 +21,24 @@ struct _stp_umap {
 	unsigned long offset;		/* in the file */
 };
 
-/* The inodes of stp_uobjs, held from START to the end of the probes:
- * a mapping is matched to an object by its file's inode, which needs
- * no lock.
- */
-static struct inode *_stp_uobj_inode[STP_NUOBJS ? STP_NUOBJS : 1];
-
 static DEFINE_PER_CPU(char[_STP_UPATH_MAX], _stp_upath);
 
-/* At START (may sleep): an object that is not there is simply never
- * matched.
+/* The inodes of the script's objects (stp_script.uobj_inodes) are held
+ * from START to the end of the probes: a mapping is matched to an
+ * object by its file's inode, which needs no lock.  At START (may
+ * sleep): an object that is not there is simply never matched.
  */
 static void _stp_usyms_start(void)
 {
+	struct inode **inodes = stp_script.uobj_inodes;
 	struct path p;
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < STP_NUOBJS; i++) {
-		if (kern_path(stp_uobjs[i].path, LOOKUP_FOLLOW, &p))
+	for (i = 0; i < stp_script.nuobjs; i++) {
+		if (kern_path(stp_script.uobjs[i].path, LOOKUP_FOLLOW, &p))
 			continue;
-		_stp_uobj_inode[i] = d_inode(p.dentry);
-		ihold(_stp_uobj_inode[i]);
+		inodes[i] = d_inode(p.dentry);
+		ihold(inodes[i]);
 		path_put(&p);
 	}
 }
@@ -54,12 +46,13 @@ static void _stp_usyms_start(void)
 /* Once no probe handler runs any more. */
 static void _stp_usyms_stop(void)
 {
-	int i;
+	struct inode **inodes = stp_script.uobj_inodes;
+	unsigned int i;
 
-	for (i = 0; i < STP_NUOBJS; i++) {
-		if (_stp_uobj_inode[i])
-			iput(_stp_uobj_inode[i]);
-		_stp_uobj_inode[i] = NULL;
+	for (i = 0; i < stp_script.nuobjs; i++) {
+		if (inodes[i])
+			iput(inodes[i]);
+		inodes[i] = NULL;
 	}
 }
 
@@ -87,7 +80,8 @@ static int _stp_umap_find(struct task_struct *task, unsigned long addr,
 	struct mm_struct *mm = task->mm;
 	struct vm_area_struct *vma;
 	struct inode *inode;
-	int i, rc = -ENOENT;
+	unsigned int i;
+	int rc = -ENOENT;
 
 	if (!mm || (task->flags & PF_KTHREAD))
 		return -ENOENT;
@@ -100,9 +94,9 @@ static int _stp_umap_find(struct task_struct *task, unsigned long addr,
 		m->obj = NULL;
 		m->path = NULL;
 		inode = file_inode(vma->vm_file);
-		for (i = 0; i < STP_NUOBJS; i++) {
-			if (_stp_uobj_inode[i] == inode) {
-				m->obj = &stp_uobjs[i];
+		for (i = 0; i < stp_script.nuobjs; i++) {
+			if (stp_script.uobj_inodes[i] == inode) {
+				m->obj = &stp_script.uobjs[i];
 				m->path = m->obj->path;
 				break;
 			}

@@ -41,9 +41,8 @@ struct stp_uobj {
 					 * script asks for no lines) */
 };
 
-/* A generated module that knows user objects defines, before the
- * runtime's code, "static const struct stp_uobj stp_uobjs[]" and
- * STP_NUOBJS, its length.
+/* A generated module that knows user objects points stp_script.uobjs
+ * (stp_session.h) at its table of them.
  */
 
 #endif

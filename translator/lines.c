@@ -344,11 +344,11 @@ static void kl_module(struct session *s, struct kl_set *k, const char *mod)
 	free(t.v);
 }
 
-void lines_emit_kernel(struct session *s, struct strbuf *out)
+int lines_emit_kernel(struct session *s, struct strbuf *out)
 {
 	struct kl_set k = { .arena = s->arena };
 	struct names_ctx mods = { s->arena, { 0 } };
-	size_t i;
+	size_t i, n;
 	int m;
 
 	sb_init(&k.tabs);
@@ -356,6 +356,7 @@ void lines_emit_kernel(struct session *s, struct strbuf *out)
 	kfunc_probed_modules(s, name_cb, &mods);
 	for (m = 0; m < mods.names.n; m++)
 		kl_module(s, &k, mods.names.items[m]);
+	n = k.n;
 	if (k.n) {
 		qsort(k.v, k.n, sizeof(*k.v), kl_cmp);
 		sb_puts(out, "/* kernel lines: the probed functions of the "
@@ -377,8 +378,9 @@ void lines_emit_kernel(struct session *s, struct strbuf *out)
 				sb_puts(out, "NULL");
 			sb_printf(out, ", %#" PRIx64 " },\n", e->base);
 		}
-		sb_printf(out, "};\n#define STP_NKLINES %zu\n\n", k.n);
+		sb_puts(out, "};\n\n");
 	}
 	free(k.v);
 	sb_free(&k.tabs);
+	return (int)n;
 }

@@ -24,11 +24,11 @@ bool lines_wanted(const struct session *s);
 bool lines_emit_user(struct session *s, struct strbuf *out, struct uelf *u,
 		     int i);
 
-/* stp_klines[] and STP_NKLINES for the kernel functions the script
- * probes, when the kernel's DWARF is the session's type source, and for
- * every function of each module a module("M") probe is placed in, when
- * the module's DWARF is its type source.
+/* stp_klines[] for the kernel functions the script probes, when the
+ * kernel's DWARF is the session's type source, and for every function
+ * of each module a module("M") probe is placed in, when the module's
+ * DWARF is its type source; returns its length (0: nothing written).
  */
-void lines_emit_kernel(struct session *s, struct strbuf *out);
+int lines_emit_kernel(struct session *s, struct strbuf *out);
 
 #endif

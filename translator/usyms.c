@@ -347,7 +347,7 @@ static void emit_tables(struct strbuf *out, const struct uelf *u, int i,
 	free(f.v);
 }
 
-void usyms_emit(struct session *s, struct strbuf *out)
+int usyms_emit(struct session *s, struct strbuf *out)
 {
 	struct vec objs = { 0 };
 	size_t *counts;
@@ -362,7 +362,7 @@ void usyms_emit(struct session *s, struct strbuf *out)
 	if (s->opt.ldd)
 		add_needed(s, &objs, direct);
 	if (!objs.n)
-		return;
+		return 0;
 	counts = arena_alloc(s->arena, 2 * (size_t)objs.n * sizeof(*counts));
 	lines = arena_alloc(s->arena, (size_t)objs.n * sizeof(*lines));
 	sb_puts(out, "/* user objects: functions and unwind rows by file "
@@ -389,11 +389,13 @@ void usyms_emit(struct session *s, struct strbuf *out)
 			sb_printf(out, "\t\t.lines = &stp_ulines_%d,\n", i);
 		sb_puts(out, "\t},\n");
 	}
-	sb_printf(out, "};\n#define STP_NUOBJS %d\n\n", objs.n);
+	sb_printf(out, "};\n\nstatic struct inode *stp_uobj_inodes[%d];\n\n",
+		  objs.n);
 	for (i = 0; i < objs.n; i++) {
 		struct usyms_obj *o = objs.items[i];
 
 		if (o->owned)
 			uelf_free(o->u);
 	}
+	return objs.n;
 }

@@ -9,10 +9,11 @@
 struct session;
 struct strbuf;
 
-/* Write the tables (runtime/stp_usym.h) into out, before the runtime's
- * code; nothing when the session names no user object.  Objects that
- * cannot be opened are left out.
+/* Write the tables (runtime/stp_usym.h) into out: stp_uobjs[] and room
+ * for their inodes, stp_uobj_inodes[]; nothing when the session names
+ * no user object.  Objects that cannot be opened are left out.  Returns
+ * how many objects stp_uobjs[] has.
  */
-void usyms_emit(struct session *s, struct strbuf *out);
+int usyms_emit(struct session *s, struct strbuf *out);
 
 #endif

@@ -169,8 +169,7 @@ static void hwbkpt_emit_group(struct emitter *em, struct vec *dps)
 	struct strbuf *d = emit_out(em, EMIT_DECLS);
 	int i;
 
-	sb_printf(d, "#define STP_HAVE_HWBKPT 1\n"
-		  "static struct stp_hwbkpt stp_hwbkpts[%d] = {\n", dps->n);
+	sb_printf(d, "static struct stp_hwbkpt stp_hwbkpts[%d] = {\n", dps->n);
 	for (i = 0; i < dps->n; i++) {
 		const struct derived_probe *dp = dps->items[i];
 		const struct hwbkpt_info *h = dp->priv;

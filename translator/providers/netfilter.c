@@ -336,8 +336,7 @@ static void nf_emit_group(struct emitter *em, struct vec *dps)
 	struct strbuf *d = emit_out(em, EMIT_DECLS);
 	int i;
 
-	sb_puts(d, "#define STP_HAVE_NETFILTER 1\n"
-		"#include <linux/netfilter.h>\n\n");
+	sb_puts(d, "#include <linux/netfilter.h>\n\n");
 	for (i = 0; i < dps->n; i++)
 		nf_emit_hook(em, d, dps->items[i]);
 	sb_printf(d, "static struct nf_hook_ops stp_nf_ops[%d] = {\n",

@@ -154,8 +154,7 @@ static void perf_emit_group(struct emitter *em, struct vec *dps)
 	struct strbuf *d = emit_out(em, EMIT_DECLS);
 	int i;
 
-	sb_printf(d, "#define STP_HAVE_PERF 1\n"
-		  "static struct stp_perf stp_perfs[%d] = {\n", dps->n);
+	sb_printf(d, "static struct stp_perf stp_perfs[%d] = {\n", dps->n);
 	for (i = 0; i < dps->n; i++) {
 		const struct derived_probe *dp = dps->items[i];
 		const struct perf_info *pi = dp->priv;

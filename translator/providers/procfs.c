@@ -386,7 +386,6 @@ static void procfs_emit_group(struct emitter *em, struct vec *dps)
 
 		f->dir = parent_dir(&dirs, f->path);
 	}
-	sb_puts(emit_out(em, EMIT_DECLS), "#define STP_HAVE_PROCFS 1\n");
 	emit_buffers(em, &files);
 	emit_tables(em, &files, &dirs);
 	sb_printf(emit_out(em, EMIT_START),

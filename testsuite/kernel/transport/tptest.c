@@ -18,7 +18,7 @@
 #include <linux/relay.h>
 #include <linux/sched/signal.h>
 
-/* The runtime, as stp_runtime.c puts it into a generated module. */
+/* The runtime, as stp_core.c builds it for a generated module. */
 #include "stp_probe.c"
 #include "stp_usym.c"
 #include "stp_mem.c"
@@ -30,6 +30,11 @@
 #include "stp_main.c"
 
 const char stp_module_name[] = "tptest";
+const struct stp_script stp_script = {
+	.context_size = sizeof(struct context),
+	.maxstringlen = MAXSTRINGLEN,
+	.maxnesting = MAXNESTING,
+};
 
 /*
  * Scenarios: lines (timer prints `lines` ticks, then exit()), forever

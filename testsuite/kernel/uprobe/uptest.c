@@ -19,7 +19,7 @@
 #include "stp_task.h"
 #include "stp_probe_inline.h"
 
-/* The runtime, as stp_runtime.c puts it into a generated module. */
+/* The runtime, as stp_core.c builds it for a generated module. */
 #include "stp_probe.c"
 #include "stp_usym.c"
 #include "stp_mem.c"
@@ -35,6 +35,11 @@
 #include "stp_main.c"
 
 const char stp_module_name[] = "uptest";
+const struct stp_script stp_script = {
+	.context_size = sizeof(struct context),
+	.maxstringlen = MAXSTRINGLEN,
+	.maxnesting = MAXNESTING,
+};
 
 static char path[256];
 module_param_string(path, path, sizeof(path), 0);
