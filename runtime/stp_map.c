@@ -581,6 +581,51 @@ struct stp_map_node *_stp_map_lookup_add(struct stp_map *m,
 	return stp_map_store(m, keys, m->d->val_kind, err);
 }
 
+int _stp_map_add_long(struct stp_map *m, const struct stp_key *keys,
+		      int64_t v, int64_t *sum)
+{
+	int err = 0;
+	struct stp_map_node *n = stp_map_store(m, keys, STP_KIND_LONG, &err);
+	int64_t *p;
+
+	if (!n)
+		return err;
+	p = stp_map_node_val(m, n);
+	*p = stp_stat_wadd(*p, v);
+	if (sum)
+		*sum = *p;
+	return 0;
+}
+
+/* v is measured before it moves: it may be the element's own text. */
+int _stp_map_append_str(struct stp_map *m, const struct stp_key *keys,
+			const char *v, const char **val)
+{
+	int err = 0;
+	struct stp_map_node *n = stp_map_store(m, keys, STP_KIND_STRING, &err);
+	char *p;
+	size_t len, add;
+
+	if (!n)
+		return err;
+	p = stp_map_node_val(m, n);
+	len = strnlen(p, MAXSTRINGLEN - 1);
+	add = strnlen(v ? v : "", MAXSTRINGLEN - 1 - len);
+	memmove(p + len, v ? v : "", add);
+	p[len + add] = '\0';
+	if (val)
+		*val = p;
+	return 0;
+}
+
+int64_t *_stp_map_long_ref(struct stp_map *m, const struct stp_key *keys)
+{
+	int err = 0;
+	struct stp_map_node *n = stp_map_store(m, keys, STP_KIND_LONG, &err);
+
+	return n ? stp_map_node_val(m, n) : NULL;
+}
+
 int _stp_map_add_stat(struct stp_map *m, const struct stp_key *keys,
 		      int64_t v)
 {

@@ -65,6 +65,27 @@ int _stp_map_set_str(struct stp_map *m, const struct stp_key *keys,
 /* a[k] += v and friends: the node to update in place, created as 0/"". */
 struct stp_map_node *_stp_map_lookup_add(struct stp_map *m,
 					 const struct stp_key *keys, int *err);
+/*
+ * Read-modify-write of one element in one lookup, so that the keys are
+ * hashed once and an absent element is created (as 0 or "") only here.
+ * Each fails as the stores above do (-E2BIG on a full array that does
+ * not wrap), leaving the array as it was.
+ *
+ * a[k] += v, ++, --: *sum (when not NULL) gets the new value; the sum
+ * wraps as script arithmetic does.
+ */
+int _stp_map_add_long(struct stp_map *m, const struct stp_key *keys,
+		      int64_t v, int64_t *sum);
+/* a[k] .= v, cut to MAXSTRINGLEN - 1 bytes; v may be the element's own
+ * text.  *val (when not NULL) points at the element's new text, valid
+ * until the array next changes.
+ */
+int _stp_map_append_str(struct stp_map *m, const struct stp_key *keys,
+			const char *v, const char **val);
+/* a[k] *= v and the other operators: the element's value, for the
+ * caller to update in place at once; NULL when the array is full.
+ */
+int64_t *_stp_map_long_ref(struct stp_map *m, const struct stp_key *keys);
 /* a[k] <<< v on a statistics array (per-CPU: only the shared lock is
  * needed).  Every other call on a statistics array reads all CPUs' maps
  * and needs the exclusive lock.

@@ -463,11 +463,386 @@ static const char *overflow_msg(struct emitter *em, const struct expr *arr)
 	return "Array overflow, check MAXMAPENTRIES";
 }
 
+/* ------------------------------------------------------------------ */
+/* Writes: every operand is evaluated once, left to right (an         */
+/* element's keys, then the right-hand side), and the element is      */
+/* then read and written by one runtime call that looks it up once,   */
+/* as the established tool orders them.                               */
+
+static bool comps_pure(const struct vec *comps);
+
+/* Evaluating e changes nothing another operand could see. */
+static bool expr_pure(const struct expr *e)
+{
+	int i;
+
+	if (!e)
+		return true;
+	switch (e->kind) {
+	case EX_CALL:
+	case EX_PRINT:
+	case EX_ASSIGN:
+	case EX_INCDEC:
+	case EX_EMBEDDED:
+		return false;
+	default:
+		break;
+	}
+	for (i = 0; i < e->args.n; i++)
+		if (!expr_pure(e->args.items[i]))
+			return false;
+	return expr_pure(e->a) && expr_pure(e->b) && expr_pure(e->c) &&
+	       comps_pure(&e->comps);
+}
+
+static bool comps_pure(const struct vec *comps)
+{
+	int i;
+
+	for (i = 0; i < comps->n; i++) {
+		const struct tcomp *t = comps->items[i];
+
+		if (!expr_pure(t->index))
+			return false;
+	}
+	return true;
+}
+
+/* e assigns to the local v (no call can: a function has its own). */
+static bool writes_local(const struct expr *e, const struct vardecl *v)
+{
+	int i;
+
+	if (!e)
+		return false;
+	if ((e->kind == EX_ASSIGN || e->kind == EX_INCDEC) &&
+	    e->a->kind == EX_SYM && e->a->var == v)
+		return true;
+	for (i = 0; i < e->args.n; i++)
+		if (writes_local(e->args.items[i], v))
+			return true;
+	for (i = 0; i < e->comps.n; i++) {
+		const struct tcomp *t = e->comps.items[i];
+
+		if (writes_local(t->index, v))
+			return true;
+	}
+	return writes_local(e->a, v) || writes_local(e->b, v) ||
+	       writes_local(e->c, v);
+}
+
+/* No operand after key i (the later keys, then rhs) can change what
+ * key i reads.
+ */
+static bool rest_keeps(const struct vec *keys, int i, const struct expr *rhs)
+{
+	const struct expr *k = keys->items[i];
+	bool local = k->kind == EX_SYM && !k->var->is_global;
+
+	for (i++; i < keys->n; i++) {
+		if (local ? writes_local(keys->items[i], k->var) :
+		    !expr_pure(keys->items[i]))
+			return false;
+	}
+	return local ? !writes_local(rhs, k->var) : expr_pure(rhs);
+}
+
+static bool is_constant(const struct expr *e)
+{
+	return e->kind == EX_NUM || e->kind == EX_STR || e->kind == EX_CONST;
+}
+
+/* A string value in a temporary of its own or a literal, which no
+ * later operand can change.
+ */
+static bool str_owned(const struct expr *e)
+{
+	return is_constant(e) || e->kind == EX_CALL || e->kind == EX_CONCAT;
+}
+
+/* The keys of an element being written: each one that is not a
+ * constant (or a variable nothing after it can change) is evaluated
+ * into __keyN, in order, and a string that a later operand could
+ * change is copied.  Returns the key vector of the runtime call.
+ */
+static const char *gen_elem_keys(struct emitter *em, struct strbuf *o,
+				 const struct expr *lv,
+				 const struct expr *rhs)
+{
+	const struct vec *args = &lv->args;
+	struct strbuf kv;
+	const char *ret;
+	int i;
+
+	sb_init(&kv);
+	sb_puts(&kv, "((const struct stp_key[]){ ");
+	for (i = 0; i < args->n; i++) {
+		const struct expr *k = args->items[i];
+		bool str = k->type == TY_STRING;
+		bool kept = rest_keeps(args, i, rhs);
+
+		sb_printf(&kv, "%s{ .%c = ", i ? ", " : "", str ? 's' : 'n');
+		if (is_constant(k) || (k->kind == EX_SYM && kept)) {
+			gen_expr(em, &kv, k);
+			sb_puts(&kv, " }");
+			continue;
+		}
+		sb_printf(o, "%s__key%d = ", str ? "const char *" : "int64_t ",
+			  i);
+		if (str && !kept && !str_owned(k)) {
+			sb_printf(o, "_stp_strcpy(%s, ", new_tmp(em));
+			gen_expr(em, o, k);
+			sb_putc(o, ')');
+		} else {
+			gen_expr(em, o, k);
+		}
+		sb_puts(o, "; ");
+		sb_printf(&kv, "__key%d }", i);
+	}
+	sb_puts(&kv, " })");
+	ret = arena_strdup(em->s->arena, kv.buf);
+	sb_free(&kv);
+	return ret;
+}
+
+/* The right-hand side as the runtime call takes it: a constant as it
+ * is (when as_is), anything else evaluated into __r after the keys.
+ */
+static const char *gen_rhs(struct emitter *em, struct strbuf *o,
+			   const struct expr *rhs, bool copy, bool as_is)
+{
+	struct strbuf t;
+	const char *ret;
+
+	if (as_is && is_constant(rhs)) {
+		sb_init(&t);
+		gen_expr(em, &t, rhs);
+		ret = arena_strdup(em->s->arena, t.buf);
+		sb_free(&t);
+		return ret;
+	}
+	if (rhs->type == TY_STRING) {
+		sb_puts(o, "const char *__r = ");
+		if (copy)
+			sb_printf(o, "_stp_strcpy(%s, ", new_tmp(em));
+	} else {
+		sb_puts(o, "int64_t __r = ");
+	}
+	gen_expr(em, o, rhs);
+	sb_puts(o, copy ? "); " : "; ");
+	return "__r";
+}
+
+/* The end of a write that failed for want of room. */
+static void gen_overflow_check(struct emitter *em, struct strbuf *o,
+			       const struct expr *lv)
+{
+	sb_puts(o, "))) { ");
+	raise_at(em, o, overflow_msg(em, lv->a), lv);
+	sb_puts(o, " } ");
+}
+
+/* x OP y on C operands already evaluated (each may be read twice);
+ * a zero divisor has been ruled out.  Wraps as gen_binary_op does.
+ */
+static void gen_arith(struct strbuf *o, const char *op, const char *x,
+		      const char *y)
+{
+	switch (*op) {
+	case '/':
+		sb_printf(o, "(%s == -1 ? (int64_t)(0 - (uint64_t)%s) : "
+			  "%s / %s)", y, x, x, y);
+		return;
+	case '%':
+		sb_printf(o, "(%s == -1 ? 0 : %s %% %s)", y, x, y);
+		return;
+	case '<':
+		sb_printf(o, "(int64_t)((uint64_t)%s << (%s & 63))", x, y);
+		return;
+	case '>':
+		sb_printf(o, "(%s >> (%s & 63))", x, y);
+		return;
+	case '&':
+	case '|':
+	case '^':
+		sb_printf(o, "(%s %c %s)", x, *op, y);
+		return;
+	default:
+		sb_printf(o, "(int64_t)((uint64_t)%s %c (uint64_t)%s)", x, *op,
+			  y);
+	}
+}
+
+static bool is_divide(const char *op)
+{
+	return *op == '/' || *op == '%';
+}
+
+static void gen_zero_check(struct emitter *em, struct strbuf *o,
+			   const char *y, const struct expr *near)
+{
+	sb_printf(o, "if (unlikely(%s == 0)) { ", y);
+	raise_at(em, o, "division by 0", near);
+	sb_puts(o, " } ");
+}
+
+/* The -v of a -=, folded when v is a number. */
+static const char *negated(struct emitter *em, const char *v,
+			   const struct expr *rhs)
+{
+	struct strbuf t;
+	const char *ret;
+
+	if (rhs->kind != EX_NUM)
+		return arena_printf(em->s->arena, "(int64_t)(0 - (uint64_t)%s)",
+				    v);
+	sb_init(&t);
+	gen_num(&t, (int64_t)(0 - (uint64_t)rhs->num));
+	ret = arena_strdup(em->s->arena, t.buf);
+	sb_free(&t);
+	return ret;
+}
+
+/*
+ * a[k] OP= v, ++a[k] and a[k]++ on a long element (rhs NULL for ++
+ * and --).  used says whether the value is wanted; post, that it is
+ * the value before the change.
+ */
+static void gen_elem_long(struct emitter *em, struct strbuf *o,
+			  const struct expr *lv, const char *op,
+			  const struct expr *rhs, bool used, bool post)
+{
+	const char *m = map_of(em, lv->a), *keys, *r;
+
+	keys = gen_elem_keys(em, o, lv, rhs);
+	if (!rhs)
+		r = *op == '+' ? "1" : "-1";
+	else
+		r = gen_rhs(em, o, rhs, false, !is_divide(op));
+	if (*op == '+' || *op == '-') {
+		if (rhs && *op == '-')
+			r = negated(em, r, rhs);
+		if (used)
+			sb_puts(o, "int64_t __v; ");
+		sb_printf(o, "if (unlikely(_stp_map_add_long(%s, %s, %s, %s",
+			  m, keys, r, used ? "&__v" : "NULL");
+		gen_overflow_check(em, o, lv);
+		if (used && post)
+			sb_printf(o, "(int64_t)((uint64_t)__v %c 1); ",
+				  *op == '+' ? '-' : '+');
+		else if (used)
+			sb_puts(o, "__v; ");
+		return;
+	}
+	sb_puts(o, "int64_t *__p; ");
+	if (is_divide(op))
+		gen_zero_check(em, o, r, rhs);
+	sb_printf(o, "__p = _stp_map_long_ref(%s, %s); ", m, keys);
+	sb_puts(o, "if (unlikely(!__p)) { ");
+	raise_at(em, o, overflow_msg(em, lv->a), lv);
+	sb_puts(o, " } *__p = ");
+	gen_arith(o, op, "*__p", r);
+	sb_puts(o, used ? "; *__p; " : "; ");
+}
+
+/* a[k] .= v: in the element itself; the value, when wanted, is copied
+ * out of the array (an operand after it could change the element).
+ * A wrapping array may give the node of v to the element it creates,
+ * so v is copied first when it may be another element.
+ */
+static void gen_elem_append(struct emitter *em, struct strbuf *o,
+			    const struct expr *lv, const struct expr *rhs,
+			    bool used)
+{
+	const char *m = map_of(em, lv->a), *keys, *r;
+
+	keys = gen_elem_keys(em, o, lv, rhs);
+	r = gen_rhs(em, o, rhs, lv->a->var->wrap && !str_owned(rhs) &&
+		    rhs->kind != EX_SYM, true);
+	if (used)
+		sb_puts(o, "const char *__v; ");
+	sb_printf(o, "if (unlikely(_stp_map_append_str(%s, %s, %s, %s", m,
+		  keys, r, used ? "&__v" : "NULL");
+	gen_overflow_check(em, o, lv);
+	if (used)
+		sb_printf(o, "_stp_strcpy(%s, __v); ", new_tmp(em));
+}
+
+/* a[k] = v; a string is copied first, as it may live in the array. */
+static void gen_elem_set(struct emitter *em, struct strbuf *o,
+			 const struct expr *lv, const struct expr *rhs,
+			 bool used)
+{
+	bool str = lv->type == TY_STRING;
+	const char *m = map_of(em, lv->a), *keys;
+
+	keys = gen_elem_keys(em, o, lv, rhs);
+	if (str) {
+		sb_printf(o, "const char *__v = _stp_strcpy(%s, ",
+			  new_tmp(em));
+		gen_expr(em, o, rhs);
+		sb_puts(o, "); ");
+	} else {
+		sb_puts(o, "int64_t __v = ");
+		gen_expr(em, o, rhs);
+		sb_puts(o, "; ");
+	}
+	sb_printf(o, "if (unlikely(_stp_map_set_%s(%s, %s, __v",
+		  str ? "str" : "long", m, keys);
+	gen_overflow_check(em, o, lv);
+	if (used)
+		sb_puts(o, "__v; ");
+}
+
+/* a[k] <<< v. */
+static void gen_elem_stat(struct emitter *em, struct strbuf *o,
+			  const struct expr *lv, const struct expr *rhs,
+			  bool used)
+{
+	const char *m = map_of(em, lv->a), *keys, *r;
+
+	keys = gen_elem_keys(em, o, lv, rhs);
+	r = gen_rhs(em, o, rhs, false, true);
+	sb_printf(o, "if (unlikely(_stp_map_add_stat(%s, %s, %s", m, keys, r);
+	gen_overflow_check(em, o, lv);
+	if (used)
+		sb_printf(o, "%s; ", r);
+}
+
+/* A write to an array element, as a statement expression, or as a
+ * block when its value is not used (an expression statement).
+ */
+static void gen_elem_write(struct emitter *em, struct strbuf *o,
+			   const struct expr *e, bool used)
+{
+	const struct expr *lv = e->a;
+	const char *op = e->op;
+
+	sb_puts(o, used ? "({ " : "{ ");
+	if (e->kind == EX_INCDEC)
+		gen_elem_long(em, o, lv, op, NULL, used, e->postfix);
+	else if (!strcmp(op, "<<<"))
+		gen_elem_stat(em, o, lv, e->b, used);
+	else if (!strcmp(op, "="))
+		gen_elem_set(em, o, lv, e->b, used);
+	else if (!strcmp(op, ".="))
+		gen_elem_append(em, o, lv, e->b, used);
+	else
+		gen_elem_long(em, o, lv, op, e->b, used, false);
+	sb_puts(o, used ? "})" : "}");
+}
+
+static bool is_elem_write(const struct expr *e)
+{
+	return (e->kind == EX_ASSIGN || e->kind == EX_INCDEC) &&
+	       e->a->kind == EX_INDEX && e->a->a->kind == EX_SYM;
+}
+
 static void gen_target_store(struct emitter *em, struct strbuf *o,
 			     const struct expr *lv, const char *value_var);
 
-/* Store into a variable or array element; the expression's value is
- * the stored value.
+/* Store into a variable or a target (elements: gen_elem_write); the
+ * expression's value is the stored value.
  */
 static void gen_store(struct emitter *em, struct strbuf *o,
 		      const struct expr *lv, const char *value_var,
@@ -477,21 +852,11 @@ static void gen_store(struct emitter *em, struct strbuf *o,
 		gen_target_store(em, o, lv, value_var);
 		return;
 	}
-	if (lv->kind == EX_SYM) {
-		if (t == TY_STRING)
-			sb_printf(o, "_stp_strcpy(%s, %s); ",
-				  var_cname(em, lv->var), value_var);
-		else
-			sb_printf(o, "%s = %s; ", var_cname(em, lv->var),
-				  value_var);
-		return;
-	}
-	sb_printf(o, "if (unlikely(_stp_map_set_%s(%s, ",
-		  t == TY_STRING ? "str" : "long", map_of(em, lv->a));
-	gen_keys(em, o, &lv->args);
-	sb_printf(o, ", %s))) { ", value_var);
-	raise_at(em, o, overflow_msg(em, lv->a), lv);
-	sb_puts(o, " } ");
+	if (t == TY_STRING)
+		sb_printf(o, "_stp_strcpy(%s, %s); ", var_cname(em, lv->var),
+			  value_var);
+	else
+		sb_printf(o, "%s = %s; ", var_cname(em, lv->var), value_var);
 }
 
 /* The current value of an lvalue (for op= and ++). */
@@ -501,26 +866,22 @@ static void gen_load(struct emitter *em, struct strbuf *o,
 	gen_expr(em, o, lv);
 }
 
-static void gen_stat_add(struct emitter *em, struct strbuf *o,
-			 const struct expr *e)
+/* x OP= v on a variable: v first, then x is read (the established
+ * tool's order, so that a v that changes x is seen).
+ */
+static void gen_scalar_op(struct emitter *em, struct strbuf *o,
+			  const struct expr *e)
 {
-	const struct expr *lv = e->a;
+	const char *x = var_cname(em, e->a->var);
 
-	sb_puts(o, "({ int64_t __v = ");
+	sb_puts(o, "({ int64_t __r = ");
 	gen_expr(em, o, e->b);
-	sb_puts(o, "; ");
-	if (lv->kind == EX_SYM) {
-		sb_printf(o, "_stp_stat_add(%s, __v); ",
-			  var_cname(em, lv->var));
-	} else {
-		sb_printf(o, "if (unlikely(_stp_map_add_stat(%s, ",
-			  map_of(em, lv->a));
-		gen_keys(em, o, &lv->args);
-		sb_puts(o, ", __v))) { ");
-		raise_at(em, o, overflow_msg(em, lv->a), lv);
-		sb_puts(o, " } ");
-	}
-	sb_puts(o, "__v; })");
+	sb_puts(o, ", __v; ");
+	if (is_divide(e->op))
+		gen_zero_check(em, o, "__r", e->b);
+	sb_puts(o, "__v = ");
+	gen_arith(o, e->op, x, "__r");
+	sb_printf(o, "; %s = __v; __v; })", x);
 }
 
 static void gen_assign(struct emitter *em, struct strbuf *o,
@@ -529,8 +890,15 @@ static void gen_assign(struct emitter *em, struct strbuf *o,
 	const struct expr *lv = e->a;
 	const char *op = e->op;
 
+	if (is_elem_write(e)) {
+		gen_elem_write(em, o, e, true);
+		return;
+	}
 	if (!strcmp(op, "<<<")) {
-		gen_stat_add(em, o, e);
+		sb_puts(o, "({ int64_t __v = ");
+		gen_expr(em, o, e->b);
+		sb_printf(o, "; _stp_stat_add(%s, __v); __v; })",
+			  var_cname(em, lv->var));
 		return;
 	}
 	if (lv->kind == EX_TARGET && lv->tref &&
@@ -562,6 +930,10 @@ static void gen_assign(struct emitter *em, struct strbuf *o,
 		sb_puts(o, "__v; })");
 		return;
 	}
+	if (lv->kind == EX_SYM && strcmp(op, "=")) {
+		gen_scalar_op(em, o, e);
+		return;
+	}
 	sb_puts(o, "({ int64_t __v = ");
 	if (!strcmp(op, "=")) {
 		gen_expr(em, o, e->b);
@@ -584,6 +956,10 @@ static void gen_incdec(struct emitter *em, struct strbuf *o,
 {
 	const char *delta = e->op[0] == '+' ? "1" : "-1";
 
+	if (is_elem_write(e)) {
+		gen_elem_write(em, o, e, true);
+		return;
+	}
 	sb_puts(o, "({ int64_t __old = ");
 	gen_load(em, o, e->a);
 	sb_printf(o, ", __v = (int64_t)((uint64_t)__old + (uint64_t)%s); ",
@@ -1614,9 +1990,13 @@ static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 		return;
 
 	sb_init(&o);
-	sb_puts(&o, "(void)");
-	gen_expr(em, &o, e);
-	sb_putc(&o, ';');
+	if (is_elem_write(e)) {
+		gen_elem_write(em, &o, e, false);
+	} else {
+		sb_puts(&o, "(void)");
+		gen_expr(em, &o, e);
+		sb_putc(&o, ';');
+	}
 	line(em, "%s", o.buf);
 	sb_free(&o);
 }
@@ -2732,39 +3112,37 @@ static bool is_counter(struct emitter *em, const struct vardecl *v)
 	return i >= 0 && em->counter[i];
 }
 
-/* An add statement on a counter: the value first, then the keys (the
- * order of '<<<').
+/* An add statement on a counter: the keys, then the value (the order
+ * of every write to an element, gen_elem_write).
  */
 static bool gen_counter_add(struct emitter *em, const struct expr *e)
 {
 	const struct vardecl *v = counter_target(e);
 	const struct expr *lv = e->a;
+	const char *keys, *r;
 	struct strbuf o;
 
 	if (!v || !is_counter(em, v))
 		return false;
 	sb_init(&o);
-	sb_puts(&o, "{ int64_t __v = ");
-	if (e->kind == EX_INCDEC) {
-		sb_puts(&o, e->op[0] == '+' ? "1" : "-1");
+	sb_puts(&o, "{ ");
+	keys = lv->kind == EX_INDEX ?
+	       gen_elem_keys(em, &o, lv, e->kind == EX_INCDEC ? NULL : e->b) :
+	       NULL;
+	if (e->kind == EX_INCDEC)
+		r = e->op[0] == '+' ? "1" : "-1";
+	else
+		r = gen_rhs(em, &o, e->b, false, true);
+	if (e->kind == EX_ASSIGN && e->op[0] == '-')
+		r = negated(em, r, e->b);
+	if (!keys) {
+		sb_printf(&o, "_stp_counter_add(&%s, %s); }",
+			  var_cname(em, lv->var), r);
 	} else {
-		if (e->op[0] == '-')
-			sb_puts(&o, "(int64_t)(0 - (uint64_t)");
-		gen_expr(em, &o, e->b);
-		if (e->op[0] == '-')
-			sb_putc(&o, ')');
-	}
-	sb_puts(&o, "; ");
-	if (lv->kind == EX_SYM) {
-		sb_printf(&o, "_stp_counter_add(&%s, __v); }",
-			  var_cname(em, lv->var));
-	} else {
-		sb_printf(&o, "if (unlikely(_stp_map_add_count(%s, ",
-			  map_of(em, lv->a));
-		gen_keys(em, &o, &lv->args);
-		sb_puts(&o, ", __v))) { ");
-		raise_at(em, &o, overflow_msg(em, lv->a), lv);
-		sb_puts(&o, " } }");
+		sb_printf(&o, "if (unlikely(_stp_map_add_count(%s, %s, %s",
+			  map_of(em, lv->a), keys, r);
+		gen_overflow_check(em, &o, lv);
+		sb_putc(&o, '}');
 	}
 	line(em, "%s", o.buf);
 	sb_free(&o);

@@ -186,6 +186,60 @@ static void test_lookup_add(void)
 	_stp_map_del(m);
 }
 
+/* The one-lookup updates that a[k] OP= v compiles to. */
+static void test_update_in_place(void)
+{
+	struct stp_map *m = map_of("small", STP_KIND_LONG, STP_KIND_LONG, 2,
+				   false, NULL);
+	struct stp_map *s = map_new(&ss);
+	char buf[MAXSTRINGLEN + 8];
+	const char *val = NULL;
+	int64_t sum = 0, *p;
+
+	tap_int_eq(_stp_map_add_long(m, KEYS(N(1)), 5, &sum), 0,
+		   "add_long creates a[1]");
+	tap_int_eq(sum, 5, "and gives the new value");
+	tap_int_eq(_stp_map_add_long(m, KEYS(N(1)), -7, NULL), 0,
+		   "add_long without a result");
+	tap_int_eq(_stp_map_get_long(m, KEYS(N(1))), -2, "a[1] is -2");
+	_stp_map_set_long(m, KEYS(N(2)), INT64_MAX);
+	_stp_map_add_long(m, KEYS(N(2)), 1, &sum);
+	tap_ok(sum == INT64_MIN, "the sum wraps");
+	sum = 42;
+	tap_int_eq(_stp_map_add_long(m, KEYS(N(3)), 1, &sum), -E2BIG,
+		   "add_long on a full array overflows");
+	tap_ok(sum == 42 && !_stp_map_exists(m, KEYS(N(3))) &&
+	       _stp_map_size(m) == 2, "and leaves the array as it was");
+	p = _stp_map_long_ref(m, KEYS(N(1)));
+	tap_ok(p && *p == -2, "long_ref finds a[1]");
+	*p *= 3;
+	tap_int_eq(_stp_map_get_long(m, KEYS(N(1))), -6, "updated in place");
+	tap_ok(!_stp_map_long_ref(m, KEYS(N(4))), "long_ref overflows too");
+	tap_int_eq(_stp_map_add_long(s, KEYS(S("x")), 1, NULL), -EINVAL,
+		   "add_long on a string array is refused");
+	tap_int_eq(_stp_map_append_str(m, KEYS(N(1)), "x", NULL), -EINVAL,
+		   "append_str on a long array is refused");
+
+	tap_int_eq(_stp_map_append_str(s, KEYS(S("k")), "ab", &val), 0,
+		   "append_str creates s[k]");
+	tap_str_eq(val, "ab", "and points at its text");
+	_stp_map_append_str(s, KEYS(S("k")), "cd", NULL);
+	tap_str_eq(_stp_map_get_str(s, KEYS(S("k"))), "abcd", "s[k] .= cd");
+	_stp_map_append_str(s, KEYS(S("k")), _stp_map_get_str(s,
+			    KEYS(S("k"))), &val);
+	tap_str_eq(val, "abcdabcd", "s[k] .= s[k]");
+	memset(buf, 'z', sizeof(buf) - 1);
+	buf[sizeof(buf) - 1] = '\0';
+	_stp_map_append_str(s, KEYS(S("k")), buf, &val);
+	tap_int_eq(strlen(val), MAXSTRINGLEN - 1,
+		   "the text is cut to MAXSTRINGLEN - 1");
+	tap_ok(!strncmp(val, "abcdabcdzz", 10), "after the old text");
+	_stp_map_append_str(s, KEYS(S("k")), "more", &val);
+	tap_int_eq(strlen(val), MAXSTRINGLEN - 1, "a full text stays full");
+	map_free(m);
+	_stp_map_del(s);
+}
+
 static void test_strings(void)
 {
 	struct stp_map *m = map_new(&ss);
@@ -760,6 +814,7 @@ int main(void)
 {
 	test_store_find();
 	test_lookup_add();
+	test_update_in_place();
 	test_strings();
 	test_nine_keys();
 	test_overflow();
