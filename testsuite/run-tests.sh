@@ -84,6 +84,9 @@ unit_tests()
 		"$TAPIR_BUILDDIR/testsuite/unit/test-json"
 	component "unit/test-process-pid" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-process-pid.sh" "$STAP"
+	component "unit/test-cache-key" bash \
+		"$TAPIR_SRCDIR/testsuite/unit/test-cache-key.sh" "$STAP" \
+		"$TAPIR_SRCDIR"
 	component "unit/test-stap-signals" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-stap-signals.sh" "$STAP"
 	component "unit/test-listings" bash \

@@ -1,11 +1,12 @@
 /* kbuild.c - pass 4: build the generated C into NAME.ko with the target
  * kernel's own kbuild, after detecting kernel API differences with
  * compile probes (cached per kernel), and the module cache keyed by a
- * hash of everything that affects the module.
+ * SHA-256 of everything that affects the module.
  */
 #define _GNU_SOURCE
 #include "diag.h"
 #include "kbuild.h"
+#include "sha256.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -66,20 +67,146 @@ static const struct conf_probe conf_probes[] = {
 	  " \"\");\n" },
 };
 
-static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
+/* ---- cache keys ----------------------------------------------------
+ * Each cached thing (a module, the runtime's core object, the kernel
+ * API facts) is named by the SHA-256 of every input that goes into it,
+ * so that it is found again only when all of them are the same.
+ */
 
-	while (n--) {
-		h ^= *b++;
-		h *= 1099511628211ULL;
-	}
-	return h;
+/* A file's bytes as one field of the key ("" when it cannot be read). */
+static void key_file(struct sha256 *c, const char *path)
+{
+	size_t len = 0;
+	char *text = read_file(path, &len);
+
+	sha256_field(c, text ? text : "", text ? len : 0);
+	free(text);
 }
 
-static uint64_t fnv_str(uint64_t h, const char *s)
+/* What says that a file is the one it was without reading it (a large
+ * file of a package, a program): its size and times.
+ */
+static void key_stat(struct sha256 *c, const char *path)
 {
-	return fnv_bytes(h, s ? s : "", strlen(s ? s : "") + 1);
+	struct stat st;
+	char buf[96];
+
+	if (stat(path, &st) != 0)
+		memset(&st, 0, sizeof(st));
+	snprintf(buf, sizeof(buf), "%lld %lld.%09ld %lld.%09ld",
+		 (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+		 st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec,
+		 st.st_ctim.tv_nsec);
+	sha256_str(c, buf);
+}
+
+/* The compiler kbuild runs: the first word of the kernel's
+ * CONFIG_CC_VERSION_TEXT, found in PATH, as the file it resolves to.
+ */
+static void key_compiler(struct session *s, struct sha256 *c,
+			 const char *config)
+{
+	const char *t = config ? strstr(config, "CONFIG_CC_VERSION_TEXT=\"") :
+				 NULL;
+	const char *path = getenv("PATH");
+	char *name, *dirs, *dir, *save = NULL, *real = NULL;
+
+	if (!t) {
+		sha256_str(c, "no compiler named");
+		return;
+	}
+	t += strlen("CONFIG_CC_VERSION_TEXT=\"");
+	name = arena_strndup(s->arena, t, strcspn(t, " \"\n"));
+	sha256_str(c, name);
+	dirs = xstrdup(path && *path ? path : "/usr/bin:/bin");
+	for (dir = strtok_r(dirs, ":", &save); dir && !real;
+	     dir = strtok_r(NULL, ":", &save)) {
+		const char *p = arena_printf(s->arena, "%s/%s", dir, name);
+
+		if (access(p, X_OK) == 0)
+			real = realpath(p, NULL);
+	}
+	free(dirs);
+	sha256_str(c, real ? real : "not in PATH");
+	if (real)
+		key_stat(c, real);
+	free(real);
+}
+
+/* The kernel build tree as kbuild sees it: its release, configuration
+ * (with the compiler's version text), the compiler itself and the
+ * exported symbols it links against.  Read once a run.
+ */
+static void key_kernel(struct session *s, struct sha256 *c)
+{
+	static char id[SHA256_HEX];
+	static const char *id_of;
+	const char *b = s->opt.kernel_build_dir;
+	struct sha256 k;
+	char *config;
+
+	if (!id_of || strcmp(id_of, b)) {
+		sha256_init(&k);
+		sha256_str(&k, s->kernel_vr);
+		sha256_str(&k, b);
+		config = read_file(arena_printf(s->arena, "%s/.config", b),
+				   NULL);
+		sha256_str(&k, config);
+		key_file(&k, arena_printf(s->arena, "%s/include/config/"
+					  "kernel.release", b));
+		key_stat(&k, arena_printf(s->arena, "%s/Module.symvers", b));
+		key_stat(&k, arena_printf(s->arena, "%s/Makefile", b));
+		key_compiler(s, &k, config);
+		free(config);
+		sha256_hex(&k, id);
+		id_of = arena_strdup(s->arena, b);
+	}
+	sha256_str(c, id);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The runtime's sources: every .c and .h file of it, by name. */
+static void key_runtime(struct session *s, struct sha256 *c)
+{
+	struct vec names = { 0 };
+	DIR *d;
+	struct dirent *de;
+	int i;
+
+	d = opendir(s->runtime_root);
+	while (d && (de = readdir(d)))
+		if (has_suffix(de->d_name, ".c") ||
+		    has_suffix(de->d_name, ".h"))
+			vec_push(s->arena, &names,
+				 arena_strdup(s->arena, de->d_name));
+	if (d)
+		closedir(d);
+	if (names.n)
+		qsort(names.items, (size_t)names.n, sizeof(void *), cmp_str);
+	for (i = 0; i < names.n; i++) {
+		sha256_str(c, names.items[i]);
+		key_file(c, arena_printf(s->arena, "%s/%s", s->runtime_root,
+					 (const char *)names.items[i]));
+	}
+}
+
+static const char *key_hex(struct session *s, const struct sha256 *c)
+{
+	char *hex = arena_alloc(s->arena, SHA256_HEX);
+
+	sha256_hex(c, hex);
+	return hex;
 }
 
 static bool write_text(const char *path, const char *text)
@@ -145,18 +272,20 @@ static void show_log(struct session *s, const char *dir)
  */
 static const char *stapconf(struct session *s, const char *tmpdir)
 {
-	uint64_t h = fnv_str(14695981039346656037ULL, s->kernel_vr);
 	const char *cdir = kbuild_cache_dir(s);
 	const char *cached;
 	const char *dir = arena_printf(s->arena, "%s/conf", tmpdir);
 	struct strbuf kb, out;
+	struct sha256 key;
 	size_t i;
 
-	h = fnv_str(h, s->opt.kernel_build_dir);
+	sha256_init(&key);
+	sha256_str(&key, "stapconf");
+	key_kernel(s, &key);
 	for (i = 0; i < ARRAY_SIZE(conf_probes); i++)
-		h = fnv_str(h, conf_probes[i].code);
-	cached = arena_printf(s->arena, "%s/stapconf_%016llx.h", cdir,
-			      (unsigned long long)h);
+		sha256_str(&key, conf_probes[i].code);
+	cached = arena_printf(s->arena, "%s/stapconf_%s.h", cdir,
+			      key_hex(s, &key));
 	if (!s->opt.disable_cache && file_exists(cached))
 		return cached;
 	if (!mkdir_p(dir))
@@ -186,62 +315,30 @@ static const char *stapconf(struct session *s, const char *tmpdir)
 	return cached;
 }
 
-/* The runtime's sources, as one number: every .c and .h file of it. */
-static uint64_t runtime_hash(struct session *s)
-{
-	struct vec names = { 0 };
-	DIR *d;
-	struct dirent *de;
-	uint64_t h = 0;
-	int i;
-
-	d = opendir(s->runtime_root);
-	while (d && (de = readdir(d)))
-		if (strstr(de->d_name, ".c") || strstr(de->d_name, ".h"))
-			vec_push(s->arena, &names,
-				 arena_strdup(s->arena, de->d_name));
-	if (d)
-		closedir(d);
-	/* directory order is not stable: sum the files' own hashes */
-	for (i = 0; i < names.n; i++) {
-		size_t len;
-		char *text = read_file(arena_printf(s->arena, "%s/%s",
-				       s->runtime_root,
-				       (const char *)names.items[i]), &len);
-		uint64_t fh = fnv_str(14695981039346656037ULL, names.items[i]);
-
-		if (text) {
-			fh = fnv_bytes(fh, text, len);
-			free(text);
-		}
-		h += fh;
-	}
-	return h;
-}
-
 /* Everything that changes the module: the C text (which holds the
  * elaborated script), the runtime's files, the kernel, the options.
  */
-uint64_t kbuild_hash(struct session *s, const char *csrc)
+const char *kbuild_hash(struct session *s, const char *csrc)
 {
-	uint64_t h = 14695981039346656037ULL;
+	struct sha256 key;
 	int i;
 
-	h = fnv_str(h, TAPIR_VERSION);
-	h = fnv_str(h, csrc);
-	h = fnv_str(h, s->kernel_vr);
-	h = fnv_str(h, s->opt.kernel_build_dir);
+	sha256_init(&key);
+	sha256_str(&key, "module " TAPIR_VERSION);
+	sha256_str(&key, csrc);
+	key_kernel(s, &key);
 	for (i = 0; i < s->opt.defines.n; i++)
-		h = fnv_str(h, s->opt.defines.items[i]);
+		sha256_str(&key, s->opt.defines.items[i]);
+	sha256_str(&key, "--");
 	for (i = 0; i < s->opt.kbuild_opts.n; i++)
-		h = fnv_str(h, s->opt.kbuild_opts.items[i]);
-	h = fnv_str(h, s->opt.suppress_time_limits ? "stl" : "");
-	h = fnv_str(h, s->opt.suppress_handler_errors ? "she" : "");
-	if (s->opt.json)
-		h = fnv_str(h, arena_printf(s->arena, "json%u",
-					    s->opt.json_fields));
-	h += runtime_hash(s);
-	return h;
+		sha256_str(&key, s->opt.kbuild_opts.items[i]);
+	sha256_str(&key, "--");
+	sha256_str(&key, s->opt.suppress_time_limits ? "stl" : "");
+	sha256_str(&key, s->opt.suppress_handler_errors ? "she" : "");
+	sha256_str(&key, s->opt.json ? arena_printf(s->arena, "json%u",
+			s->opt.json_fields) : "");
+	key_runtime(s, &key);
+	return key_hex(s, &key);
 }
 
 static const char *ccflags(struct session *s, const char *conf)
@@ -294,18 +391,18 @@ static bool copy_file(const char *from, const char *to)
  */
 static const char *core_cached_path(struct session *s, const char *flags)
 {
-	uint64_t h = 14695981039346656037ULL;
+	struct sha256 key;
 	int i;
 
-	h = fnv_str(h, TAPIR_VERSION);
-	h = fnv_str(h, s->kernel_vr);
-	h = fnv_str(h, s->opt.kernel_build_dir);
-	h = fnv_str(h, flags);
+	sha256_init(&key);
+	sha256_str(&key, "core " TAPIR_VERSION);
+	key_kernel(s, &key);
+	sha256_str(&key, flags);
 	for (i = 0; i < s->opt.kbuild_opts.n; i++)
-		h = fnv_str(h, s->opt.kbuild_opts.items[i]);
-	h += runtime_hash(s);
-	return arena_printf(s->arena, "%s/core_%016llx.o", kbuild_cache_dir(s),
-			    (unsigned long long)h);
+		sha256_str(&key, s->opt.kbuild_opts.items[i]);
+	key_runtime(s, &key);
+	return arena_printf(s->arena, "%s/core_%s.o", kbuild_cache_dir(s),
+			    key_hex(s, &key));
 }
 
 /* Keep a freshly built core object; a rename makes the entry appear
@@ -399,27 +496,30 @@ int kbuild_module(struct session *s, const char *name, const char *csrc,
 	return 0;
 }
 
-const char *kbuild_cached(struct session *s, uint64_t hash)
+const char *kbuild_cached(struct session *s, const char *hash)
 {
-	const char *p = arena_printf(s->arena, "%s/%02x/stap_%016llx.ko",
-				     kbuild_cache_dir(s),
-				     (unsigned)(hash & 0xff),
-				     (unsigned long long)hash);
+	const char *p = arena_printf(s->arena, "%s/%.2s/stap_%s.ko",
+				     kbuild_cache_dir(s), hash, hash);
 
 	return file_exists(p) ? p : NULL;
 }
 
-const char *kbuild_cache_store(struct session *s, uint64_t hash,
+/* Keep a built module; a rename makes the entry appear whole even when
+ * several runs store the same one at once.
+ */
+const char *kbuild_cache_store(struct session *s, const char *hash,
 			       const char *ko)
 {
-	const char *dir = arena_printf(s->arena, "%s/%02x",
-				       kbuild_cache_dir(s),
-				       (unsigned)(hash & 0xff));
-	const char *p = arena_printf(s->arena, "%s/stap_%016llx.ko", dir,
-				     (unsigned long long)hash);
+	const char *dir = arena_printf(s->arena, "%s/%.2s",
+				       kbuild_cache_dir(s), hash);
+	const char *p = arena_printf(s->arena, "%s/stap_%s.ko", dir, hash);
+	const char *tmp = arena_printf(s->arena, "%s.%ld.tmp", p,
+				       (long)getpid());
 
-	if (!mkdir_p(dir) || !copy_file(ko, p))
+	if (!mkdir_p(dir) || !copy_file(ko, tmp) || rename(tmp, p) != 0) {
+		unlink(tmp);
 		return NULL;
+	}
 	return p;
 }
 

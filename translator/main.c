@@ -581,7 +581,7 @@ static int run_backend(struct session *s)
 	struct pass_clock c;
 	struct strbuf csrc;
 	const char *name, *ko = NULL, *tmp = NULL;
-	uint64_t hash;
+	const char *hash;
 	bool cache = !s->opt.disable_cache && !s->opt.module_name &&
 		     !s->opt.keep_tmpdir;
 	int rc = 1;
@@ -594,7 +594,7 @@ static int run_backend(struct session *s)
 	}
 	hash = kbuild_hash(s, csrc.buf);
 	name = s->opt.module_name ? s->opt.module_name :
-	       arena_printf(s->arena, "stap_%016" PRIx64, hash);
+	       arena_printf(s->arena, "stap_%.16s", hash);
 	sb_free(&csrc);
 	sb_init(&csrc);
 	emit_module(s, name, &csrc);

@@ -1,6 +1,8 @@
 /* test-util.c - unit tests for translator/util.c: arenas, interning,
- * vectors, string buffers, file reading and glob matching.
+ * vectors, string buffers, file reading and glob matching; and for
+ * translator/sha256.c, the cache's hash.
  */
+#include "sha256.h"
 #include "tap.h"
 #include "util.h"
 
@@ -225,8 +227,107 @@ static void test_x(void)
 	tap_int_eq(ARRAY_SIZE((int[7]){ 0 }), 7, "ARRAY_SIZE counts");
 }
 
+static const char *sha_of(const void *p, size_t n, char out[SHA256_HEX])
+{
+	struct sha256 c;
+
+	sha256_init(&c);
+	sha256_update(&c, p, n);
+	sha256_hex(&c, out);
+	return out;
+}
+
+/* The digest of the file as sha256sum(1) gives it. */
+static bool sha_tool(const char *path, char out[SHA256_HEX])
+{
+	char cmd[256];
+	FILE *f;
+	bool ok;
+
+	snprintf(cmd, sizeof(cmd), "sha256sum '%s'", path);
+	f = popen(cmd, "r");
+	if (!f)
+		return false;
+	ok = fscanf(f, "%64s", out) == 1;
+	return pclose(f) == 0 && ok;
+}
+
+static void test_sha256(void)
+{
+	/* the examples of FIPS 180-2, appendix B */
+	static const char two_blocks[] =
+		"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	char hex[SHA256_HEX], want[SHA256_HEX];
+	char tmpl[] = "/tmp/tapir-sha.XXXXXX";
+	unsigned char *big = xmalloc(1000000);
+	struct sha256 c, d;
+	size_t len, off, step;
+	int fd;
+
+	tap_str_eq(sha_of("", 0, hex), "e3b0c44298fc1c149afbf4c8996fb924"
+		   "27ae41e4649b934ca495991b7852b855", "sha256 of nothing");
+	tap_str_eq(sha_of("abc", 3, hex), "ba7816bf8f01cfea414140de5dae2223"
+		   "b00361a396177a9cb410ff61f20015ad", "sha256 of abc");
+	tap_str_eq(sha_of(two_blocks, strlen(two_blocks), hex),
+		   "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd4"
+		   "19db06c1", "sha256 of 448 bits (padding in a block of "
+		   "its own)");
+	memset(big, 'a', 1000000);
+	tap_str_eq(sha_of(big, 1000000, hex), "cdc76e5c9914fb9281a1c7e284d7"
+		   "3e67f1809a48a497200e046d39ccc7112cd0",
+		   "sha256 of a million a");
+	/* every length around the block and padding edges, in pieces of
+	 * every size, against sha256sum
+	 */
+	for (len = 0; len < 1000000; len++)
+		big[len] = (unsigned char)(len * 7 + len / 251);
+	fd = mkstemp(tmpl);
+	tap_ok(fd >= 0 && write(fd, big, 777) == 777, "a file to compare");
+	if (fd >= 0)
+		close(fd);
+	tap_ok(sha_tool(tmpl, want), "sha256sum reads it");
+	tap_str_eq(sha_of(big, 777, hex), want, "sha256 as sha256sum says");
+	unlink(tmpl);
+	for (step = 1; step <= 130; step++) {
+		sha256_init(&c);
+		for (off = 0; off < 777; off += step)
+			sha256_update(&c, big + off,
+				      off + step > 777 ? 777 - off : step);
+		sha256_hex(&c, hex);
+		if (strcmp(hex, want))
+			break;
+	}
+	tap_int_eq((long long)step, 131, "in pieces of 1 to 130 bytes too");
+	for (len = 50; len <= 130; len++) {
+		char one[SHA256_HEX];
+
+		sha256_init(&c);
+		sha256_update(&c, big, len);
+		sha256_hex(&c, hex);
+		sha_of(big, len, one);
+		if (strcmp(hex, one))
+			break;
+	}
+	tap_int_eq((long long)len, 131, "lengths 50 to 130 alike both ways");
+	/* a key's fields keep their boundaries; hex leaves c unchanged */
+	sha256_init(&c);
+	sha256_str(&c, "ab");
+	sha256_str(&c, "c");
+	sha256_init(&d);
+	sha256_str(&d, "a");
+	sha256_str(&d, "bc");
+	sha256_hex(&c, hex);
+	sha256_hex(&d, want);
+	tap_ok(strcmp(hex, want) != 0, "fields \"ab\" \"c\" and \"a\" "
+	       "\"bc\" differ");
+	sha256_hex(&c, want);
+	tap_str_eq(hex, want, "sha256_hex twice gives the same digest");
+	free(big);
+}
+
 int main(void)
 {
+	test_sha256();
 	test_arena();
 	test_intern();
 	test_vec();

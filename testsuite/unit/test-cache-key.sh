@@ -1,0 +1,99 @@
+#!/bin/bash
+# test-cache-key.sh - the module cache's key changes with every input of
+# the module and with nothing else.  The default module name is the
+# start of the key (stap_<16 hex digits> in -p3's C), so pass 3 shows
+# it without a build; one -p4 checks that a second run is a cache hit.
+# Needs a 6.1 kernel's headers in /lib/modules.  Prints TAP.
+#
+# usage: test-cache-key.sh STAP SRCDIR
+
+set -u
+stap=${1:?usage: test-cache-key.sh STAP SRCDIR}
+src=${2:?usage: test-cache-key.sh STAP SRCDIR}
+n=0
+failed=0
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cache-key.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+export SYSTEMTAP_DIR=$tmp/dir SYSTEMTAP_TAPSET=$src/tapset
+export SYSTEMTAP_RUNTIME=$tmp/runtime
+cp -r "$src/runtime" "$tmp/runtime"
+
+result()
+{
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $2"
+		sed 's/^/#   /' "$tmp/out" 2>/dev/null | head -n 20
+	fi
+}
+
+kver=$(ls /lib/modules 2>/dev/null | grep '^6\.1\.' | sort -V | tail -n 1)
+script='probe begin { println("key") exit() }'
+
+# key [STAP-ARGS...]: the module name -p3 gives the script
+key()
+{
+	"$stap" -p3 -r "$kver" "$@" -e "$script" >"$tmp/out" 2>&1 &&
+		grep -o -m 1 'stap_[0-9a-f]\{16\}' "$tmp/out"
+}
+
+if [ -z "$kver" ] || [ ! -e "/lib/modules/$kver/build/.config" ]; then
+	echo "not ok 1 - a 6.1 kernel's headers in /lib/modules" \
+	     "(apt-get install linux-headers-6.1.0-NN-amd64)"
+	echo "1..1"
+	exit 1
+fi
+
+a=$(key)
+result $? "the key of a script: $a"
+[ "$(key)" = "$a" ]
+result $? "the same inputs give the same key"
+
+[ "$(key -D MAXACTION=1001)" != "$a" ]
+result $? "a -D option changes it"
+
+echo '/* changed */' >>"$tmp/runtime/stp_probe.h"
+[ "$(key)" != "$a" ]
+result $? "a runtime header changes it"
+cp "$src/runtime/stp_probe.h" "$tmp/runtime/stp_probe.h"
+[ "$(key)" = "$a" ]
+result $? "and the same again when it is put back"
+
+echo 'notes' >"$tmp/runtime/notes.txt"
+echo 'int x;' >"$tmp/runtime/x.cc"
+[ "$(key)" = "$a" ]
+result $? "files other than .c and .h of the runtime do not"
+rm -f "$tmp/runtime/notes.txt" "$tmp/runtime/x.cc"
+
+# The compiler kbuild runs is the first word of CONFIG_CC_VERSION_TEXT:
+# another file of that name first in PATH is another compiler.
+cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ "]*\).*/\1/p' \
+	"/lib/modules/$kver/build/.config")
+mkdir -p "$tmp/bin"
+printf '#!/bin/sh\nexec %s "$@"\n' "$(command -v "$cc")" >"$tmp/bin/$cc"
+chmod +x "$tmp/bin/$cc"
+[ -n "$cc" ] && [ "$(PATH=$tmp/bin:$PATH key)" != "$a" ]
+result $? "another $cc in PATH changes it"
+
+# One build, then a hit: the module comes from the cache.
+"$stap" -p4 -r "$kver" -e "$script" >"$tmp/out" 2>&1
+result $? "-p4 builds the module"
+ko=$(tail -n 1 "$tmp/out")
+case $ko in
+"$SYSTEMTAP_DIR"/cache/??/stap_*.ko) [ -f "$ko" ] ;;
+*) false ;;
+esac
+result $? "into the cache, named by the whole key"
+# a build would store the module anew (a new file renamed over it)
+inode=$(stat -c %i "$ko" 2>/dev/null)
+"$stap" -p4 -r "$kver" -e "$script" >"$tmp/out" 2>&1 &&
+	[ "$(tail -n 1 "$tmp/out")" = "$ko" ] &&
+	[ "$(stat -c %i "$ko")" = "$inode" ]
+result $? "the second -p4 is a cache hit (the same file)"
+
+echo "1..$n"
+[ "$failed" = 0 ]
