@@ -1,7 +1,9 @@
 /* stp_syscall.c - the module's one sys_enter and one sys_exit callback:
  * each looks the system call's number up in the translator's table and
- * runs the probes on it.  Only native system calls: a compat (32-bit)
- * task's numbers belong to another table and are ignored.
+ * runs the probes on it.  A compat (32-bit) task's numbers belong to
+ * another table, the native table's compat one, with the arguments in
+ * the i386 registers (syscall_get_arguments() reads them so); the
+ * process.syscall probes see native calls only.
  */
 #include <linux/compat.h>
 #include <linux/fs.h>
@@ -120,11 +122,16 @@ static __always_inline void _stp_sc_run(const struct stp_syscall_table *t,
 
 	if (unlikely(t->nall) && nr >= 0)
 		_stp_sc_run_all(t, regs, nr, ret);
+	if (unlikely(in_compat_syscall())) {
+		t = t->compat;
+		if (!t)
+			return;
+	}
 	if ((unsigned long)nr >= (unsigned long)t->nr)
 		return;
 	i = t->first[nr];
 	end = t->first[nr + 1];
-	if (likely(i == end) || in_compat_syscall())
+	if (likely(i == end))
 		return;
 	/* the registers the task entered with, as the ABI names them */
 	syscall_get_arguments(current, regs, a);
@@ -157,6 +164,8 @@ static void _stp_sc_add(const struct stp_syscall_table *t, const char *name,
 
 	memset(tp, 0, sizeof(*tp));
 	tp->name = name;
+	if (!t->probes && !t->all)
+		t = t->compat;
 	tp->probe = t->probes ? t->probes[0].probe : t->all[0].probe;
 	tp->fn = fn;
 }
@@ -204,6 +213,8 @@ static void _stp_sc_frames_free(const struct stp_syscall_table *t)
 			*sp->frames = NULL;
 		}
 	}
+	if (t && t->compat)
+		_stp_sc_frames_free(t->compat);
 }
 
 static int _stp_sc_frames_new(const struct stp_syscall_table *t)
@@ -216,13 +227,28 @@ static int _stp_sc_frames_new(const struct stp_syscall_table *t)
 		if (sp->save && !(*sp->frames = _stp_uframes_new(sp->data_size)))
 			return -ENOMEM;
 	}
-	return 0;
+	return t && t->compat ? _stp_sc_frames_new(t->compat) : 0;
 }
 
 void _stp_sc_set_arg(struct context *c, int n, u64 v)
 {
 	struct pt_regs *regs = task_pt_regs(current);
 
+	if (in_compat_syscall()) {
+		/* the i386 ABI's registers, as syscall_get_arguments() */
+		switch (n) {
+		case 1: regs->bx = v; break;
+		case 2: regs->cx = v; break;
+		case 3: regs->dx = v; break;
+		case 4: regs->si = v; break;
+		case 5: regs->di = v; break;
+		case 6: regs->bp = v; break;
+		case 7: regs->ax = v; break;
+		default: return;
+		}
+		((u64 *)c->targs)[n] = v;
+		return;
+	}
 	switch (n) {
 	case 1: regs->di = v; break;
 	case 2: regs->si = v; break;

@@ -46,6 +46,10 @@ struct stp_syscall_table {
 	int nprobes;
 	struct stp_syscall_probe *all;
 	int nall;
+	/* the probes on the calls of 32-bit tasks, by their numbers (no
+	 * all, no compat of its own), or NULL
+	 */
+	const struct stp_syscall_table *compat;
 };
 
 /* Attach the raw_syscalls tracepoints that have a table (NULL: none);

@@ -115,6 +115,7 @@ struct session {
 	struct kernel_types *ktypes;	/* target.c: loaded on first use */
 	struct sc_table *syscalls;	/* providers/syscall.c: the kernel's
 					 * system call numbers, read once */
+	struct sc_table *syscalls32;	/* and its 32-bit (compat) ones */
 	struct vec user_objs;		/* struct uelf *: programs and
 					 * libraries of process probes */
 	/* diagnostics */

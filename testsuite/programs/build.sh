@@ -28,6 +28,8 @@
 #   trace32            trace built for i386 (-m32, static): a 32-bit
 #                      program, probed under the x86-64 kernel
 #   usdt32             usdt built the same way (4-byte SDT notes)
+#   sock32             -m32 -static: send and recv through socketcall(2)
+#                      (syscall.send, syscall.recv)
 #   trace-m32          trace32 linked dynamically (the 32-bit C library)
 #   cxx                C++: namespace, class, overloads
 #   usdt               SDT markers with semaphores
@@ -74,7 +76,7 @@ mkdir -p "$out"
 for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c \
 	 stacks.c guru.c syscalls.c netpair.c netevents.c live.c forker.c \
 	 lazy.c watched.c labels.c globals.c callees.c entryval.c \
-	 kcmp.c; do
+	 kcmp.c sock32.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
@@ -118,6 +120,7 @@ $CC -g -O0 -o netpair netpair.c
 $CC -g -O0 -o netevents netevents.c
 # i386, static (no 32-bit C library needed where it runs): gcc-multilib
 $CC -m32 -static -g -O0 -o trace32 trace.c
+$CC -m32 -static -g -O0 -o sock32 sock32.c
 $CC -m32 -g -O0 -o trace-m32 trace.c
 # sys/sdt.h comes in the 64-bit multiarch directory only: last for -m32
 sdt=$(echo '#include <sys/sdt.h>' | $CC -H -E -xc - 2>&1 >/dev/null |

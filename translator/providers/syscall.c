@@ -1,6 +1,10 @@
 /* providers/syscall.c - kernel.syscall("PATTERN")[.return]: native x86_64
  * system calls by name, their numbers read from the target kernel's
- * unistd_64.h; and process[(PID|"PATH")].syscall[.return]: every system
+ * unistd_64.h; kernel.syscall("PATTERN").compat[.return]: the system
+ * calls of 32-bit (IA-32) tasks, from unistd_32.h, their arguments in
+ * the i386 registers (socketcall, which x86_64 does not have, is the
+ * reason: the tapset's syscall.send and .recv); and
+ * process[(PID|"PATH")].syscall[.return]: every system
  * call of the processes (all user processes, or the target's tree under
  * -c/-x; one process; the processes running a program).  The module runs
  * them from one sys_enter and one sys_exit tracepoint callback that
@@ -39,6 +43,7 @@ struct sc_probe {
 	const char *name;
 	int nr;
 	bool ret;
+	bool compat;		/* .compat: a 32-bit task's call */
 	bool proc;		/* process[(...)].syscall */
 	int64_t pid;		/* process(PID), or 0 */
 	const char *path;	/* process("PATH"), or NULL */
@@ -139,25 +144,28 @@ static struct sc_table *sc_load(struct session *s, const char *path,
  * optional point the first time (a plain "no match" would hide it),
  * then at each point that must resolve.
  */
-static const struct sc_table *sc_table(struct prov_ctx *c, struct loc loc)
+static const struct sc_table *sc_table(struct prov_ctx *c, struct loc loc,
+				       bool compat)
 {
 	struct session *s = c->s;
-	struct sc_table *t = s->syscalls;
+	struct sc_table **tp = compat ? &s->syscalls32 : &s->syscalls;
+	struct sc_table *t = *tp;
 	const char *why = NULL;
 
 	if (!t) {
 		const char *path = arena_printf(s->arena, "%s/arch/x86/"
-				"include/generated/uapi/asm/unistd_64.h",
-				s->opt.kernel_build_dir);
+				"include/generated/uapi/asm/unistd_%s.h",
+				s->opt.kernel_build_dir, compat ? "32" : "64");
 
 		t = sc_load(s, path, &why);
 		if (!t) {
 			t = arena_alloc(s->arena, sizeof(*t));
-			t->failed = arena_printf(s->arena, "no system call "
+			t->failed = arena_printf(s->arena, "no %ssystem call "
 					"list for kernel %s: '%s': %s",
+					compat ? "32-bit " : "",
 					s->kernel_vr, path, why);
 		}
-		s->syscalls = t;
+		*tp = t;
 	}
 	if (!t->failed)
 		return t;
@@ -230,7 +238,7 @@ static int sc_expand(struct prov_ctx *c, const struct probe_point *pp,
 			   "call name");
 		return -1;
 	}
-	t = sc_table(c, pp->loc);
+	t = sc_table(c, pp->loc, pp_comp_of(pp, intern("compat")) != NULL);
 	if (!t)
 		return -1;
 	for (i = 0; i < t->n; i++)
@@ -280,20 +288,22 @@ static int sc_build(struct prov_ctx *c, struct derived_probe *dp)
 		return sc_build_process(c, dp, p);
 	if (!comp)
 		return -1;
-	t = sc_table(c, dp->pp->loc);
+	p->compat = pp_comp_of(dp->pp, intern("compat")) != NULL;
+	t = sc_table(c, dp->pp->loc, p->compat);
 	if (!t)
 		return -1;
 	e = sc_find(t, comp->arg->str);
 	if (!e) {
-		prov_error(c, dp->pp->loc, "no system call '%s' in kernel %s",
-			   comp->arg->str, c->s->kernel_vr);
+		prov_error(c, dp->pp->loc, "no %ssystem call '%s' in kernel "
+			   "%s", p->compat ? "32-bit " : "", comp->arg->str,
+			   c->s->kernel_vr);
 		return -1;
 	}
 	p->name = e->name;
 	p->nr = e->nr;
 	p->ret = !strcmp(last->functor, "return");
 	/* stap -L lists the parameters too */
-	if (c->s->opt.list_vars)
+	if (c->s->opt.list_vars && !p->compat)
 		sc_proto(c, p);
 	return 0;
 }
@@ -506,7 +516,7 @@ static const struct kfunc *sc_proto(struct prov_ctx *c, struct sc_probe *p)
 static int sc_param(struct prov_ctx *c, struct sc_probe *p, const char *name,
 		    const struct ktype **type)
 {
-	const struct kfunc *f = p->proc ? NULL : sc_proto(c, p);
+	const struct kfunc *f = p->proc || p->compat ? NULL : sc_proto(c, p);
 	int i;
 
 	for (i = 0; f && i < f->nparams; i++)
@@ -655,8 +665,17 @@ static bool sc_in(struct vec *dps, int i, bool ret)
 }
 
 /* first[nr]: how many of the direction's probes are on calls below nr. */
+/* Whether probe i is one of a table's dispatched by number: native
+ * or 32-bit calls, not process.syscall (those run on every call).
+ */
+static bool sc_numbered(struct vec *dps, int i, bool ret, bool compat)
+{
+	return sc_in(dps, i, ret) && !sc_of(dps, i)->proc &&
+	       sc_of(dps, i)->compat == compat;
+}
+
 static void sc_emit_first(struct strbuf *d, struct vec *dps, bool ret,
-			  const char *tag, int max)
+			  bool compat, const char *tag, int max)
 {
 	int i, nr, k = 0;
 
@@ -665,7 +684,7 @@ static void sc_emit_first(struct strbuf *d, struct vec *dps, bool ret,
 	for (nr = 0; nr <= max + 1; nr++) {
 		sb_printf(d, "%s%d,", nr % 12 ? " " : "\n\t", k);
 		for (i = 0; nr <= max && i < dps->n; i++)
-			k += sc_in(dps, i, ret) && !sc_of(dps, i)->proc &&
+			k += sc_numbered(dps, i, ret, compat) &&
 			     sc_of(dps, i)->nr == nr;
 	}
 	sb_puts(d, "\n};\n\n");
@@ -705,34 +724,44 @@ static void sc_emit_probe(struct emitter *em, struct strbuf *d,
 /* One direction's table: the probes grouped by number, in the script's
  * order on each, and where each number's group starts (first[nr] ..
  * first[nr + 1] - 1).  The runtime runs them all from one callback, so
- * a probe costs its handler only.
+ * a probe costs its handler only.  The 32-bit calls' probes are a
+ * table of their own (tag_compat), which the native one points to.
  */
 static void sc_emit_table(struct emitter *em, struct strbuf *d,
-			  struct vec *dps, bool ret, const char *tag)
+			  struct vec *dps, bool ret, const char *tag,
+			  bool compat)
 {
-	int i, nr, max = -1, total = 0, nall = 0;
+	const char *ctag = arena_printf(emit_session(em)->arena, "%s_compat",
+					tag);
+	int i, nr, max = -1, total = 0, nall = 0, ncompat = 0;
 
-	for (i = 0; i < dps->n; i++)
-		if (sc_in(dps, i, ret)) {
+	for (i = 0; i < dps->n; i++) {
+		if (!compat && sc_numbered(dps, i, ret, true))
+			ncompat++;
+		if (sc_numbered(dps, i, ret, compat)) {
 			total++;
-			nall += sc_of(dps, i)->proc;
 			if (sc_of(dps, i)->nr > max)
 				max = sc_of(dps, i)->nr;
+		} else if (!compat && sc_in(dps, i, ret) &&
+			   sc_of(dps, i)->proc) {
+			nall++;
 		}
-	if (!total)
+	}
+	if (!total && !nall && !ncompat)
 		return;
-	if (total > nall) {
+	if (ncompat)
+		sc_emit_table(em, d, dps, ret, ctag, true);
+	if (total) {
 		sb_printf(d, "static const struct stp_syscall_probe "
-			  "stp_sc_%s_probes[%d] = {\n", tag, total - nall);
+			  "stp_sc_%s_probes[%d] = {\n", tag, total);
 		for (nr = 0; nr <= max; nr++)
 			for (i = 0; i < dps->n; i++)
-				if (sc_in(dps, i, ret) &&
-				    !sc_of(dps, i)->proc &&
+				if (sc_numbered(dps, i, ret, compat) &&
 				    sc_of(dps, i)->nr == nr)
 					sc_emit_probe(em, d, dps->items[i],
 						      ret);
 		sb_puts(d, "};\n\n");
-		sc_emit_first(d, dps, ret, tag, max);
+		sc_emit_first(d, dps, ret, compat, tag, max);
 	}
 	if (nall) {
 		sb_printf(d, "static struct stp_syscall_probe "
@@ -742,14 +771,17 @@ static void sc_emit_table(struct emitter *em, struct strbuf *d,
 				sc_emit_probe(em, d, dps->items[i], ret);
 		sb_puts(d, "};\n\n");
 	}
-	sb_printf(d, "static struct stp_syscall_table stp_sc_%s = {\n", tag);
-	if (total > nall)
+	sb_printf(d, "static %sstruct stp_syscall_table stp_sc_%s = {\n",
+		  compat ? "const " : "", tag);
+	if (total)
 		sb_printf(d, "\t.nr = %d,\n\t.first = stp_sc_%s_first,\n"
 			  "\t.probes = stp_sc_%s_probes,\n\t.nprobes = %d,\n",
-			  max + 1, tag, tag, total - nall);
+			  max + 1, tag, tag, total);
 	if (nall)
 		sb_printf(d, "\t.all = stp_sc_%s_all,\n\t.nall = %d,\n",
 			  tag, nall);
+	if (ncompat)
+		sb_printf(d, "\t.compat = &stp_sc_%s,\n", ctag);
 	sb_puts(d, "};\n\n");
 }
 
@@ -776,8 +808,8 @@ static void sc_emit_group(struct emitter *em, struct vec *dps)
 				  "*stp_sc_frames_%d;\n",
 				  ((struct derived_probe *)
 				   dps->items[i])->index);
-	sc_emit_table(em, d, dps, false, "enter");
-	sc_emit_table(em, d, dps, true, "exit");
+	sc_emit_table(em, d, dps, false, "enter", false);
+	sc_emit_table(em, d, dps, true, "exit", false);
 	sb_printf(emit_out(em, EMIT_START),
 		  "\trc = _stp_syscalls_register(%s, %s);\n",
 		  enter ? "&stp_sc_enter" : "NULL",
@@ -793,7 +825,7 @@ static const char *sc_probe_type(const struct derived_probe *dp)
 }
 
 static const char *const sc_patterns[] = {
-	"kernel.syscall(s){,.return}",
+	"kernel.syscall(s){,.compat}{,.return}",
 	"{process,process(n),process(s)}.syscall{,.return}",
 	NULL
 };
