@@ -48,6 +48,42 @@ sr()
 	rc=$?
 }
 
+# sr_within SECS NAME ARGS...: sr, but a staprun still running after
+# SECS is a hang: where its threads and the kernel's blocked tasks wait
+# goes to $T/NAME.err (and so into the failed check's evidence), then
+# staprun is killed (rc 137) and the module removed, so that the suite
+# goes on instead of waiting for its time limit.
+sr_within()
+{
+	secs=$1
+	name=$2
+	shift 2
+	$SR "$@" >"$T/$name.out" 2>"$T/$name.err" &
+	pid=$!
+	t=0
+	while [ $t -lt "$secs" ] && kill -0 $pid 2>/dev/null; do
+		sleep 1
+		t=$((t + 1))
+	done
+	if kill -0 $pid 2>/dev/null; then
+		{
+			echo "HANG: staprun still running after $secs s"
+			for task in /proc/$pid/task/*; do
+				echo "staprun thread ${task##*/}:" \
+				     "$(cat "$task/wchan" 2>/dev/null)"
+				cat "$task/stack" 2>/dev/null
+			done
+			echo w >/proc/sysrq-trigger
+			sleep 1
+			dmesg | tail -n 80
+		} >>"$T/$name.err" 2>&1
+		kill -9 $pid 2>/dev/null
+	fi
+	wait $pid
+	rc=$?
+	$SR -d "${MODNAME:-tptest}" >/dev/null 2>&1
+}
+
 has_err() { grep -qF -- "$1" "$T/$name.err"; }
 
 # done_testing: the plan; fails if a check did.

@@ -16,11 +16,12 @@ show()
 {
 	for f in "$@"; do
 		echo "#   --- $f"
-		head -n 15 "$f" | sed 's/^/#   /'
+		head -n "${lines_shown:-15}" "$f" | sed 's/^/#   /'
 	done
 }
 
-show_last() { show "$T/$name.out" "$T/$name.err"; }
+# a hang's evidence (sr_within) is in .err: all of it
+show_last() { show "$T/$name.out"; lines_shown=200 show "$T/$name.err"; }
 
 unloaded()
 {
@@ -188,7 +189,7 @@ check "-b writes one file per CPU, every line in one of them" \
 
 # ---- output volume ------------------------------------------------------
 t0=$(now)
-sr flood -o $T/flood.txt $KO mode=flood lines=1000000
+sr_within 180 flood -o $T/flood.txt $KO mode=flood lines=1000000
 t1=$(now)
 check "1,000,000 lines from a kthread arrive, none lost or mixed" \
 	eval '[ $rc = 0 ] && no_err && flood_ok 1000000 $T/flood.txt'
@@ -209,7 +210,8 @@ throughput "1 line per probe hit" $t0 $t1 $T/flood.txt
 rm -f $T/flood.txt
 
 t0=$(now)
-sr flood16 -o $T/flood.txt $KO mode=flood lines=1000000 batch=16
+sr_within 180 flood16 -o $T/flood.txt $KO mode=flood lines=1000000 \
+	batch=16
 t1=$(now)
 check "1,000,000 lines, 16 per probe hit, none lost or mixed" \
 	eval '[ $rc = 0 ] && no_err && flood_ok 1000000 $T/flood.txt'

@@ -305,10 +305,18 @@ static bool tp_relay_congested(bool report)
 
 static int tp_flood_fn(void *arg)
 {
-	u64 t0 = ktime_get_ns();
 	unsigned long since = 0;
 	bool stalled = false;
+	u64 t0;
 
+	/* Started with the probes, the thread may run before the session
+	 * does (on the other CPU): it waits for that, or it would end at
+	 * once and never ask for the exit that staprun waits for.
+	 */
+	while (!kthread_should_stop() &&
+	       _stp_session_get_state() == STAP_SESSION_STARTING)
+		usleep_range(100, 200);
+	t0 = ktime_get_ns();
 	while (!kthread_should_stop() && tp_sent < lines &&
 	       _stp_session_get_state() == STAP_SESSION_RUNNING) {
 		if (tp_relay_congested(false)) {
