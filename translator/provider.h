@@ -140,6 +140,10 @@ bool pp_arg_num(const struct expr *arg, int64_t *out);
  */
 int prov_expand_process(struct prov_ctx *c, const struct probe_point *pp,
 			struct vec *out);
+/* The depth of .callees(N) (cscomp, the callees component, or NULL),
+ * 1 for .callees and .callee(G); 0 after reporting a bad one.
+ */
+int prov_callee_depth(struct prov_ctx *c, const struct pp_comp *cscomp);
 /* e, bound, becomes the next value dp saves at entry: saved is what is
  * evaluated there, e reads it back in the .return handler.
  */

@@ -5,6 +5,7 @@
 #include "provider.h"
 #include "session.h"
 #include "target.h"
+#include "debuginfo/dwarf.h"
 #include "debuginfo/uelf.h"
 
 #include <inttypes.h>
@@ -165,6 +166,21 @@ void provider_patterns(struct arena *a, struct vec *out)
 }
 
 /* ------------------------------------------------------------------ */
+int prov_callee_depth(struct prov_ctx *c, const struct pp_comp *cscomp)
+{
+	int64_t n = 1;
+
+	if (!cscomp || !cscomp->arg)
+		return 1;
+	if (!pp_arg_num(cscomp->arg, &n) || n < 1 ||
+	    n > KDWARF_CALLEE_DEPTH) {
+		prov_error(c, cscomp->arg->loc, "the depth of .callees(N) "
+			   "must be between 1 and %d", KDWARF_CALLEE_DEPTH);
+		return 0;
+	}
+	return (int)n;
+}
+
 /* Helpers for hooks                                                  */
 
 void prov_error(struct prov_ctx *c, struct loc loc, const char *fmt, ...)

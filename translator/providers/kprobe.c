@@ -464,25 +464,6 @@ static int expand_labels(struct collect *k)
 	return n;
 }
 
-/* The depth of .callees(N), 1 for .callees and .callee(G); 0 after
- * reporting a bad one.
- */
-static int callee_depth(struct collect *k)
-{
-	int64_t n = 1;
-
-	if (!k->cscomp || !k->cscomp->arg)
-		return 1;
-	if (!pp_arg_num(k->cscomp->arg, &n) || n < 1 ||
-	    n > KDWARF_CALLEE_DEPTH) {
-		prov_error(k->c, k->cscomp->arg->loc, "the depth of "
-			   ".callees(N) must be between 1 and %d",
-			   KDWARF_CALLEE_DEPTH);
-		return 0;
-	}
-	return (int)n;
-}
-
 /* FUNC@FILE names the probed functions, not those on the way down. */
 static bool callee_keep(const char *caller, void *arg)
 {
@@ -527,7 +508,7 @@ static int expand_callees(struct collect *k)
 {
 	struct prov_ctx *c = k->c;
 	const char *glob = k->ccomp ? k->ccomp->arg->str : "*";
-	int n, tails, n0 = k->out->n, depth = callee_depth(k);
+	int n, tails, n0 = k->out->n, depth = prov_callee_depth(k->c, k->cscomp);
 
 	if (!depth)
 		return -1;

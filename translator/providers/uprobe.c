@@ -500,25 +500,6 @@ static void callee_cb(const char *caller, const char *callee,
 	k->paths = NULL;
 }
 
-/* The depth of .callees(N), 1 for .callees and .callee(G); 0 after
- * reporting a bad one.
- */
-static int callee_depth(struct ucollect *k)
-{
-	int64_t n = 1;
-
-	if (!k->cscomp || !k->cscomp->arg)
-		return 1;
-	if (!pp_arg_num(k->cscomp->arg, &n) || n < 1 ||
-	    n > KDWARF_CALLEE_DEPTH) {
-		prov_error(k->c, k->cscomp->arg->loc, "the depth of "
-			   ".callees(N) must be between 1 and %d",
-			   KDWARF_CALLEE_DEPTH);
-		return 0;
-	}
-	return (int)n;
-}
-
 /* .callee(GLOB), .callees, .callees(N): the entry of each function the
  * file's call sites name, N levels down, for the calls along those
  * paths only.  0, or -1 after reporting.
@@ -526,7 +507,7 @@ static int callee_depth(struct ucollect *k)
 static int dwarf_callees(struct ucollect *k, int *tails)
 {
 	const char *glob = k->ccomp ? k->ccomp->arg->str : "*";
-	int depth = callee_depth(k), n;
+	int depth = prov_callee_depth(k->c, k->cscomp), n;
 
 	if (!depth)
 		return -1;
