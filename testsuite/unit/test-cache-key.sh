@@ -10,26 +10,14 @@
 set -u
 stap=${1:?usage: test-cache-key.sh STAP SRCDIR}
 src=${2:?usage: test-cache-key.sh STAP SRCDIR}
-n=0
-failed=0
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cache-key.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/tap.sh"
 export SYSTEMTAP_DIR=$tmp/dir SYSTEMTAP_TAPSET=$src/tapset
 export SYSTEMTAP_RUNTIME=$tmp/runtime
 cp -r "$src/runtime" "$tmp/runtime"
 
-result()
-{
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-		sed 's/^/#   /' "$tmp/out" 2>/dev/null | head -n 20
-	fi
-}
 
 kver=$(ls /lib/modules 2>/dev/null | grep '^6\.1\.' | sort -V | tail -n 1)
 script='probe begin { println("key") exit() }'

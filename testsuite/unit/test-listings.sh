@@ -11,11 +11,11 @@
 set -u
 stap=${1:?usage: test-listings.sh STAP SRCDIR}
 srcdir=${2:?usage: test-listings.sh STAP SRCDIR}
-n=0
-failed=0
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/listings.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
+TAP_LINES=15
+. "$(dirname "$0")/tap.sh"
 export SYSTEMTAP_DIR=$tmp/stapdir SYSTEMTAP_TAPSET=$srcdir/tapset
 export SYSTEMTAP_RUNTIME=$srcdir/runtime LC_ALL=C
 unset SYSTEMTAP_EXAMPLES
@@ -27,19 +27,6 @@ examples=$srcdir/doc/examples
 kver=$(ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9].*-amd64$' |
        grep -v -e '-rt-' -e '-cloud-' | sort -V | tail -n 1)
 
-result()
-{
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-		for f in "$tmp/out" "$tmp/err"; do
-			[ -f "$f" ] && sed 's/^/#   /' "$f" | head -n 15
-		done
-	fi
-}
 
 # run ARGS...: stap's stdout, stderr and exit status in tmp/{out,err,rc}.
 run()

@@ -10,24 +10,11 @@
 
 set -u
 stap=${1:?usage: test-process-pid.sh STAP}
-n=0
-failed=0
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pid-test.XXXXXX") || exit 2
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
-
-result()
-{
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-		sed 's/^/#   /' "$tmp/out" | head -n 20
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 # has NAME TEXT -- CMD...: CMD's output (both streams) has TEXT.
 has()

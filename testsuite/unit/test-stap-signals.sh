@@ -10,25 +10,10 @@
 
 set -u
 stap=${1:?usage: test-stap-signals.sh STAP}
-n=0
-failed=0
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/stap-signals.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
-
-result()
-{
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-		for f in "$tmp/out" "$tmp/err"; do
-			sed 's/^/#   /' "$f" | head -n 20
-		done
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 # The first kernel with headers (the PREEMPT_RT ones are not a target
 # of this test).
