@@ -2912,15 +2912,11 @@ static bool decl_of(Dwarf_Die *v, const char *name)
 static int symbol_def(struct kdwarf *d, Dwarf_Die *decl, const char *name,
 		      const struct ktype **type, uint64_t *addr)
 {
-	const struct ksym *s;
+	int rc = kdwarf_obj_addr(d, name, addr);
 
-	syms_load(d);
-	s = sym_by_name(&d->objs, name);
-	if (!s)
-		return -ENOENT;
-	*addr = s->addr;
-	*type = kt_of(d, decl);
-	return 0;
+	if (!rc)
+		*type = kt_of(d, decl);
+	return rc;
 }
 
 int kdwarf_global(struct kdwarf *d, const char *name, const char *cu,
