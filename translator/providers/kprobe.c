@@ -1616,10 +1616,20 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 			sb_printf(d, "static int stp_kp_%d(struct "
 				  "kretprobe_instance *ri,\n\t\t    "
 				  "struct pt_regs *regs)\n{\n", n);
+		/* the handler sees the probed address as the pc (addr(),
+		 * backtraces), not the byte after the breakpoint that the
+		 * kernel leaves there; it is put back for the kernel
+		 */
+		if (!k->ret)
+			sb_puts(d, "\tunsigned long ip = "
+				"instruction_pointer(regs);\n\n");
 		if (k->paths && !k->ret)
 			sb_printf(d, "\tif (!_stp_kcalled_via(regs, "
 				  "stp_kp_%d_paths, %d, %d))\n"
 				  "\t\treturn 0;\n", n, k->paths->n, k->depth);
+		if (!k->ret)
+			sb_puts(d, "\tinstruction_pointer_set(regs, "
+				"(unsigned long)kp->addr);\n");
 		if (emit_probe_lean(em, dp))
 			sb_printf(d, "\t__stp_probe_run_lean(%s, "
 				  "stp_probe_%d_lean, regs, %s, NULL,\n"
@@ -1632,6 +1642,8 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 				  emit_probe_ref(em, dp), n, ri,
 				  emit_probe_may_print(em, dp) ? "true" :
 				  "false");
+		if (!k->ret)
+			sb_puts(d, "\tinstruction_pointer_set(regs, ip);\n");
 		sb_puts(d, "\treturn 0;\n}\n\n");
 		if (k->ret && (dp->entry_exprs.n || k->paths))
 			emit_entry_handler(d, dp, n);
