@@ -204,12 +204,27 @@ static void _stp_ov_drain(struct _stp_tcpu *tc, struct rchan_buf *buf)
 		tc->ov_head = 0;
 }
 
+/* Output stays in order: nothing passes what already waits.  With the
+ * ring drained as far as it went, data goes into the relay buffer when
+ * nothing waits, and what does not fit (or all of it) into the ring.
+ */
+static inline void _stp_put_behind(struct _stp_tcpu *tc,
+				   struct rchan_buf *buf, const char *data,
+				   size_t len)
+{
+	size_t n = 0;
+
+	if (likely(!tc->ov_len))
+		n = _stp_relay_put(buf, data, len);
+	if (unlikely(n < len))
+		_stp_ov_put(tc, data + n, len - n);
+}
+
 void _stp_transport_write(const char *data, size_t len)
 {
 	struct _stp_tcpu *tc;
 	struct rchan_buf *buf;
 	unsigned long flags;
-	size_t n = 0;
 
 	if (unlikely(!len || !_stp_relay_chan))
 		return;
@@ -222,13 +237,9 @@ void _stp_transport_write(const char *data, size_t len)
 	tc->busy = 1;
 	barrier();
 	buf = *this_cpu_ptr(_stp_relay_chan->buf);
-	/* Output stays in order: nothing passes what already waits. */
 	if (unlikely(tc->ov_len))
 		_stp_ov_drain(tc, buf);
-	if (likely(!tc->ov_len))
-		n = _stp_relay_put(buf, data, len);
-	if (unlikely(n < len))
-		_stp_ov_put(tc, data + n, len - n);
+	_stp_put_behind(tc, buf, data, len);
 	barrier();
 	tc->busy = 0;
 out:
@@ -248,7 +259,6 @@ void _stp_transport_write_rec(const void *hdr, size_t hlen, const char *pp,
 	struct _stp_tcpu *tc;
 	struct rchan_buf *buf;
 	unsigned long flags;
-	size_t n;
 	int i;
 
 	if (unlikely(!_stp_relay_chan))
@@ -265,13 +275,8 @@ void _stp_transport_write_rec(const void *hdr, size_t hlen, const char *pp,
 	buf = *this_cpu_ptr(_stp_relay_chan->buf);
 	if (unlikely(tc->ov_len))
 		_stp_ov_drain(tc, buf);
-	for (i = 0; i < 3; i++) {
-		n = 0;
-		if (likely(!tc->ov_len))
-			n = _stp_relay_put(buf, part[i], plen[i]);
-		if (unlikely(n < plen[i]))
-			_stp_ov_put(tc, part[i] + n, plen[i] - n);
-	}
+	for (i = 0; i < 3; i++)
+		_stp_put_behind(tc, buf, part[i], plen[i]);
 	barrier();
 	tc->busy = 0;
 out:
