@@ -233,32 +233,23 @@ static int _stp_sc_frames_new(const struct stp_syscall_table *t)
 void _stp_sc_set_arg(struct context *c, int n, u64 v)
 {
 	struct pt_regs *regs = task_pt_regs(current);
+	/* a 32-bit task's call: the i386 ABI's registers, as
+	 * syscall_get_arguments() reads them
+	 */
+	bool ia32 = in_compat_syscall();
+	unsigned long *r;
 
-	if (in_compat_syscall()) {
-		/* the i386 ABI's registers, as syscall_get_arguments() */
-		switch (n) {
-		case 1: regs->bx = v; break;
-		case 2: regs->cx = v; break;
-		case 3: regs->dx = v; break;
-		case 4: regs->si = v; break;
-		case 5: regs->di = v; break;
-		case 6: regs->bp = v; break;
-		case 7: regs->ax = v; break;
-		default: return;
-		}
-		((u64 *)c->targs)[n] = v;
-		return;
-	}
 	switch (n) {
-	case 1: regs->di = v; break;
-	case 2: regs->si = v; break;
-	case 3: regs->dx = v; break;
-	case 4: regs->r10 = v; break;
-	case 5: regs->r8 = v; break;
-	case 6: regs->r9 = v; break;
-	case 7: regs->ax = v; break;
+	case 1: r = ia32 ? &regs->bx : &regs->di; break;
+	case 2: r = ia32 ? &regs->cx : &regs->si; break;
+	case 3: r = &regs->dx; break;
+	case 4: r = ia32 ? &regs->si : &regs->r10; break;
+	case 5: r = ia32 ? &regs->di : &regs->r8; break;
+	case 6: r = ia32 ? &regs->bp : &regs->r9; break;
+	case 7: r = &regs->ax; break;
 	default: return;
 	}
+	*r = v;
 	/* the hit's copy, which the probes after this one read */
 	((u64 *)c->targs)[n] = v;
 }
