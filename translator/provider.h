@@ -144,6 +144,13 @@ int prov_expand_process(struct prov_ctx *c, const struct probe_point *pp,
  * 1 for .callees and .callee(G); 0 after reporting a bad one.
  */
 int prov_callee_depth(struct prov_ctx *c, const struct pp_comp *cscomp);
+/* A .callee probe's paths (struct kcallpath *) as the table
+ * "static const struct TYPE PREFIX_N_paths[]", each entry its calls in
+ * PREFIX_N_from (written before, level by level, path by path), how
+ * many they are and how deep the path goes.
+ */
+void prov_emit_callee_paths(struct strbuf *d, const struct vec *paths,
+			    const char *type, const char *prefix, int n);
 /* e, bound, becomes the next value dp saves at entry: saved is what is
  * evaluated there, e reads it back in the .return handler.
  */

@@ -181,6 +181,26 @@ int prov_callee_depth(struct prov_ctx *c, const struct pp_comp *cscomp)
 	return (int)n;
 }
 
+void prov_emit_callee_paths(struct strbuf *d, const struct vec *paths,
+			    const char *type, const char *prefix, int n)
+{
+	int i, l, at = 0;
+
+	sb_printf(d, "static const struct %s %s_%d_paths[] = {\n", type,
+		  prefix, n);
+	for (i = 0; i < paths->n; i++) {
+		const struct kcallpath *p = paths->items[i];
+		int calls = 0;
+
+		for (l = 0; l < p->depth; l++)
+			calls += p->levels[l].n;
+		sb_printf(d, "\t{ %s_%d_from + %d, %d, %d },\n", prefix, n,
+			  at, calls, p->depth);
+		at += calls;
+	}
+	sb_puts(d, "};\n\n");
+}
+
 /* Helpers for hooks                                                  */
 
 void prov_error(struct prov_ctx *c, struct loc loc, const char *fmt, ...)

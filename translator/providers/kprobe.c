@@ -1523,7 +1523,7 @@ static uint32_t name_hash(const char *s)
  */
 static void emit_call_sites(struct strbuf *d, const struct kfn *k, int n)
 {
-	int i, j, l, at = 0;
+	int i, j, l;
 
 	sb_printf(d, "static const struct stp_kcall stp_kp_%d_from[] = {\n",
 		  n);
@@ -1541,19 +1541,7 @@ static void emit_call_sites(struct strbuf *d, const struct kfn *k, int n)
 			}
 	}
 	sb_puts(d, "};\n\n");
-	sb_printf(d, "static const struct stp_kpath stp_kp_%d_paths[] = {\n",
-		  n);
-	for (i = 0; i < k->paths->n; i++) {
-		const struct kcallpath *p = k->paths->items[i];
-		int calls = 0;
-
-		for (l = 0; l < p->depth; l++)
-			calls += p->levels[l].n;
-		sb_printf(d, "\t{ stp_kp_%d_from + %d, %d, %d },\n", n, at,
-			  calls, p->depth);
-		at += calls;
-	}
-	sb_puts(d, "};\n\n");
+	prov_emit_callee_paths(d, k->paths, "stp_kpath", "stp_kp", n);
 }
 
 /* The registers kept at a function's entry for dp: each its table and

@@ -1856,7 +1856,7 @@ static void emit_call_sites(struct strbuf *d, const struct uprobe *u,
 			    int n)
 {
 	const struct vec *paths = u->pt.paths;
-	int i, j, l, at = 0;
+	int i, j, l;
 
 	sb_printf(d, "static const struct stp_ucall stp_up_%d_from[] = {\n",
 		  n);
@@ -1873,19 +1873,7 @@ static void emit_call_sites(struct strbuf *d, const struct uprobe *u,
 			}
 	}
 	sb_puts(d, "};\n\n");
-	sb_printf(d, "static const struct stp_upath stp_up_%d_paths[] = {\n",
-		  n);
-	for (i = 0; i < paths->n; i++) {
-		const struct kcallpath *p = paths->items[i];
-		int calls = 0;
-
-		for (l = 0; l < p->depth; l++)
-			calls += p->levels[l].n;
-		sb_printf(d, "\t{ stp_up_%d_from + %d, %d, %d },\n", n, at,
-			  calls, p->depth);
-		at += calls;
-	}
-	sb_puts(d, "};\n\n");
+	prov_emit_callee_paths(d, paths, "stp_upath", "stp_up", n);
 }
 
 /* A .callee probe's fields of struct stp_uprobe. */
