@@ -36,6 +36,7 @@ bare_cases=(
 our_cases=(
 	"func tk_func ours kprobe kernel.function"
 	"full tk_full ours kprobe kernel.function_(full_handler)"
+	"exec tk_exec ours kprobe kernel.function_c[execname()]++"
 	"return tk_return ours kretprobe kernel.function.return"
 	"trace tk_trace ours tracepoint kernel.trace"
 )
@@ -51,8 +52,20 @@ script_of()
 	tk_func) echo "global n; probe $fn { n++ }" ;;
 	# a call makes the handler a full one: the whole context path
 	tk_full) echo "global n; probe $fn { if (pid() > 0) n++ }" ;;
+	# the most common idiom: a map update with a string key
+	tk_exec) echo "global n, c; probe $fn { c[execname()]++ }" \
+		"probe end { foreach (k in c) n += c[k] }" ;;
 	tk_return) echo "global n; probe $fn.return { n++ }" ;;
 	tk_trace) echo "global n; probe $tp { n++ }" ;;
+	esac
+}
+
+# A getpid() loop spends most of its time in the probe: for the map
+# update, that passes the overload threshold (half the CPU) by design.
+opts_of()
+{
+	case $1 in
+	tk_exec) echo "-D STP_NO_OVERLOAD" ;;
 	esac
 }
 

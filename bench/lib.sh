@@ -21,6 +21,7 @@
 #           at the end.
 # and defines
 #   script_of MODULE   the script of one of ours
+#   opts_of MODULE     (optional) stap options for it, word-split
 #   guest_part         prints the caller's part of the guest's script
 #                      (busybox sh), run before the cases: BARE_ARGS
 #                      (insmod's arguments for the bare modules), a
@@ -110,7 +111,7 @@ build_bare()
 # build_ours KVER DIR: stap's modules; a failure is fatal, not a skip.
 build_ours()
 {
-	local k=$1 dir=$2/ours c mod
+	local k=$1 dir=$2/ours c mod opts
 
 	mkdir -p "$dir"
 	for c in "${cases[@]}"; do
@@ -118,7 +119,10 @@ build_ours()
 		set -- $c
 		[ "$3" = ours ] || continue
 		mod=$2
-		if ! (cd "$dir" && "$stap" -r "$k" -p4 -m "$mod" \
+		opts=
+		if declare -F opts_of >/dev/null; then opts=$(opts_of "$mod"); fi
+		# shellcheck disable=SC2086 # split on purpose
+		if ! (cd "$dir" && "$stap" -r "$k" -p4 -m "$mod" $opts \
 		      -e "$(script_of "$mod")" >"$mod.log" 2>&1); then
 			cat "$dir/$mod.log" >&2
 			die "$k: stap -p4 failed for: $(script_of "$mod")" \
