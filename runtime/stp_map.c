@@ -18,6 +18,7 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/types.h>
+#include <asm/word-at-a-time.h>
 #else
 #include "kshim.h"
 #endif
@@ -177,16 +178,84 @@ static u64 stp_map_mix(u64 h, u64 v)
 	return h ^ (h >> 29);
 }
 
-/* Only the part of a string that fits in a slot counts. */
+/*
+ * String keys are hashed and compared a word (8 bytes, little-endian) at
+ * a time.  Only the part of a string that fits in a slot counts: its
+ * bytes before its NUL and within its first MAXSTRINGLEN - 1.  A key may
+ * end just before an unmapped page (a literal at the end of .rodata), so
+ * its words are read as the kernel's own name hashing reads them, with
+ * load_unaligned_zeropad; a slot is 8-byte aligned and padded to whole
+ * words.
+ */
+#ifdef __KERNEL__
+#define stp_key_word(p)		((u64)load_unaligned_zeropad(p))
+#define stp_slot_word(p)	(*(const u64 *)(p))
+#else
+/* the host's tests: no byte past the NUL is read */
+static inline u64 stp_key_word(const char *p)
+{
+	u64 w = 0;
+	int i;
+
+	for (i = 0; i < 8 && p[i]; i++)
+		w |= (u64)(unsigned char)p[i] << (8 * i);
+	return w;
+}
+#define stp_slot_word(p)	stp_key_word(p)
+#endif
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#error "string keys are read as little-endian words"
+#endif
+
+#define STP_BYTES_01	0x0101010101010101ULL
+#define STP_BYTES_80	0x8080808080808080ULL
+
+/* The string's part of word a, read at offset off: bytes after its NUL,
+ * or past MAXSTRINGLEN - 1, are 0; *end says the string ends in it.
+ */
+static __always_inline u64 stp_word_part(u64 a, size_t off, bool *end)
+{
+	u64 zero = (a - STP_BYTES_01) & ~a & STP_BYTES_80;
+	size_t room = MAXSTRINGLEN - 1 - off;
+	u64 keep = ~0ULL;
+
+	*end = zero != 0;
+	if (zero)	/* the bytes below the first NUL */
+		keep = ((zero - 1) & ~zero) >> 7;
+	if (room < 8) {
+		keep &= (1ULL << (room * 8)) - 1;
+		*end = true;
+	}
+	return a & keep;
+}
+
 static u64 stp_map_hash_str(u64 h, const char *s)
 {
-	size_t i;
+	size_t off = 0;
+	bool end;
 
-	for (i = 0; i < MAXSTRINGLEN - 1 && s[i]; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return stp_map_mix(h, i);
+	do {
+		h = stp_map_mix(h, stp_word_part(stp_key_word(s + off), off,
+						 &end));
+		off += 8;
+	} while (!end);
+	return h;
+}
+
+static __always_inline bool stp_map_str_eq(const char *slot,
+					   const char *s)
+{
+	size_t off = 0;
+	bool end, end_s;
+
+	do {
+		if (stp_word_part(stp_slot_word(slot + off), off, &end) !=
+		    stp_word_part(stp_key_word(s + off), off, &end_s))
+			return false;
+		off += 8;
+	} while (!end);
+	return true;
 }
 
 static u32 stp_map_hash(struct stp_map *m, const struct stp_key *keys)
@@ -209,7 +278,7 @@ static bool stp_map_key_eq(struct stp_map *m, struct stp_map_node *n,
 	const char *slot = stp_map_node_at(n, m->key_off[i]);
 
 	if (m->d->key_kind[i] == STP_KIND_STRING)
-		return !strncmp(slot, k->s ? k->s : "", MAXSTRINGLEN - 1);
+		return stp_map_str_eq(slot, k->s ? k->s : "");
 	return *(const int64_t *)slot == k->n;
 }
 

@@ -810,12 +810,54 @@ static void test_counter_array(void)
 	map_free(m);
 }
 
+/* String keys are hashed and compared a word at a time: keys that
+ * differ only in length, or in one byte on either side of a word's
+ * edge, are different elements; each finds its own value.
+ */
+static void test_word_keys(void)
+{
+	static const int lens[] = { 0, 1, 7, 8, 9, 15, 16, 17, 24,
+				    MAXSTRINGLEN - 2, MAXSTRINGLEN - 1 };
+	enum { N = sizeof(lens) / sizeof(lens[0]) };
+	struct stp_map *m = map_of("w", STP_KIND_STRING, STP_KIND_LONG, 64,
+				   false, NULL);
+	char keys[N][MAXSTRINGLEN], flip[MAXSTRINGLEN];
+	int i, good = 0, flips = 0;
+
+	for (i = 0; i < N; i++) {
+		memset(keys[i], 'a', (size_t)lens[i]);
+		keys[i][lens[i]] = '\0';
+		_stp_map_set_long(m, KEYS(S(keys[i])), 100 + i);
+	}
+	tap_int_eq(_stp_map_size(m), N, "keys of each length are apart");
+	for (i = 0; i < N; i++)
+		good += _stp_map_get_long(m, KEYS(S(keys[i]))) == 100 + i;
+	tap_int_eq(good, N, "each length finds its own value");
+	/* one byte changed at the last place of a word or the first of
+	 * the next: not found
+	 */
+	for (i = 0; i < N; i++) {
+		int at;
+
+		for (at = 7; at <= 8; at++) {
+			if (at >= lens[i])
+				continue;
+			strcpy(flip, keys[i]);
+			flip[at] = 'b';
+			flips += !_stp_map_find(m, KEYS(S(flip)));
+		}
+	}
+	tap_int_eq(flips, 15, "a byte changed at a word's edge is another key");
+	map_free(m);
+}
+
 int main(void)
 {
 	test_store_find();
 	test_lookup_add();
 	test_update_in_place();
 	test_strings();
+	test_word_keys();
 	test_nine_keys();
 	test_overflow();
 	test_wrap();
