@@ -169,9 +169,38 @@ void _stp_probe_run_sampled(const struct stp_probe *p, struct pt_regs *regs,
 			    struct kretprobe_instance *ri, const u64 *targs,
 			    int want_state)
 {
-	__this_cpu_write(_stp_lean_tick, STP_LEAN_SAMPLE - 1);
 	__stp_probe_run_w(p, p->handler, regs, ri, targs, want_state, false,
-			  STP_LEAN_SAMPLE ? STP_LEAN_SAMPLE : 1, NULL);
+			  _stp_sample_next(), NULL);
+}
+
+/* Per CPU: the interval last drawn and the generator's state. */
+struct stp_sample {
+	unsigned int interval;
+	u32 rnd;
+};
+
+static DEFINE_PER_CPU(struct stp_sample, _stp_sample);
+
+/* A sampled hit: draw the next interval, in [S/2, 3S/2) for S =
+ * STP_LEAN_SAMPLE (a linear congruential step: the point is only not
+ * to be periodic), and return the one this hit ends, which it stands
+ * for (1 for the first hit on a CPU).
+ */
+unsigned int _stp_sample_next(void)
+{
+	struct stp_sample *s;
+	unsigned int w;
+
+	if (!STP_LEAN_SAMPLE)
+		return 1;
+	s = get_cpu_ptr(&_stp_sample);
+	w = s->interval ? s->interval : 1;
+	s->rnd = s->rnd * 1664525u + 1013904223u;
+	s->interval = STP_LEAN_SAMPLE / 2 +
+		      (unsigned int)(((u64)s->rnd * STP_LEAN_SAMPLE) >> 32);
+	__this_cpu_write(_stp_lean_tick, (int)s->interval - 1);
+	put_cpu_ptr(&_stp_sample);
+	return w;
 }
 
 void _stp_probe_run(const struct stp_probe *p, struct pt_regs *regs,

@@ -157,14 +157,42 @@ static __always_inline void _stp_overload_account(struct context *c,
 	o->base = now;
 	o->sum = 0;
 }
-#define STP_OVERLOAD_START() cycles_t __stp_start = get_cycles()
-#define STP_OVERLOAD_END(c, w) _stp_overload_account(c, __stp_start, w)
+/* w: how many hits this run stands for; 0 for a run not timed */
+#define STP_OVERLOAD_START(w) cycles_t __stp_start = (w) ? get_cycles() : 0
+#define STP_OVERLOAD_END(c, w) \
+	do { if (w) _stp_overload_account(c, __stp_start, w); } while (0)
 #define STP_LEAN_SAMPLE 64
 #else
-#define STP_OVERLOAD_START() do { } while (0)
+#define STP_OVERLOAD_START(w) do { } while (0)
 #define STP_OVERLOAD_END(c, w) do { } while (0)
 #define STP_LEAN_SAMPLE 0
 #endif
+
+/* Sampled accounting: one hit in about STP_LEAN_SAMPLE on each CPU (the
+ * interval drawn anew each time between half and one and a half of it,
+ * so that hits of two probes that alternate are sampled alike) is
+ * timed and accounted for as the hits since the last one.  Lean
+ * handlers and handlers with no loop or recursion (the translator says
+ * which) are sampled; their cost per hit is bounded.
+ */
+DECLARE_PER_CPU(int, _stp_lean_tick);
+unsigned int _stp_sample_next(void);
+
+/* The weight of this hit: 0 (not timed) or the hits it stands for. */
+static __always_inline unsigned int _stp_sample_take(void)
+{
+	if (!STP_LEAN_SAMPLE)
+		return 1;
+	if (likely(this_cpu_dec_return(_stp_lean_tick) >= 0))
+		return 0;
+	return _stp_sample_next();
+}
+
+/* The last argument of __stp_probe_run_flags: what the translator knows
+ * of the handler.
+ */
+#define STP_RUN_PRINT	1	/* it may print: flush at its end */
+#define STP_RUN_SAMPLED	2	/* its cost is bounded: sample the time */
 
 /* Run handler for probe p in a fresh context: 0 when it ran without an
  * error, -1 when it was skipped or failed.  may_print is false for a
@@ -180,7 +208,7 @@ __stp_probe_run_w(const struct stp_probe *p,
 {
 	struct context *c;
 	int rc = -1;
-	STP_OVERLOAD_START();
+	STP_OVERLOAD_START(weight);
 
 	preempt_disable();
 	c = __stp_probe_enter(p, want_state);
@@ -206,10 +234,14 @@ static __always_inline int
 __stp_probe_run_flags(const struct stp_probe *p,
 		      void (*handler)(struct context *), struct pt_regs *regs,
 		      struct kretprobe_instance *ri, const u64 *targs,
-		      int want_state, bool may_print)
+		      int want_state, unsigned int flags)
 {
+	unsigned int weight = 1;
+
+	if (flags & STP_RUN_SAMPLED)
+		weight = _stp_sample_take();
 	return __stp_probe_run_w(p, handler, regs, ri, targs, want_state,
-				 may_print, 1, NULL);
+				 flags & STP_RUN_PRINT, weight, NULL);
 }
 
 /* A uretprobe's run, and the run of its entry part, with the values
@@ -218,10 +250,14 @@ __stp_probe_run_flags(const struct stp_probe *p,
 static __always_inline int
 __stp_probe_run_edata(const struct stp_probe *p,
 		      void (*handler)(struct context *), struct pt_regs *regs,
-		      void *edata, int want_state, bool may_print)
+		      void *edata, int want_state, unsigned int flags)
 {
+	unsigned int weight = 1;
+
+	if (flags & STP_RUN_SAMPLED)
+		weight = _stp_sample_take();
 	return __stp_probe_run_w(p, handler, regs, NULL, NULL, want_state,
-				 may_print, 1, edata);
+				 flags & STP_RUN_PRINT, weight, edata);
 }
 
 /* A lean handler (the translator's emit.c says which are: integer
@@ -232,7 +268,6 @@ __stp_probe_run_edata(const struct stp_probe *p,
  * on a CPU runs the full handler instead and is accounted for as that
  * many hits, so the overload limit still holds.
  */
-DECLARE_PER_CPU(int, _stp_lean_tick);
 void _stp_probe_run_sampled(const struct stp_probe *p, struct pt_regs *regs,
 			    struct kretprobe_instance *ri, const u64 *targs,
 			    int want_state);
@@ -264,7 +299,7 @@ __stp_probe_run(const struct stp_probe *p, void (*handler)(struct context *),
 		const u64 *targs, int want_state)
 {
 	return __stp_probe_run_flags(p, handler, regs, ri, targs, want_state,
-				     true);
+				     STP_RUN_PRINT);
 }
 
 #endif

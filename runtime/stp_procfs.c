@@ -65,7 +65,7 @@ static int _stp_procfs_fill(struct stp_procfs_file *f)
 
 	f->rbuf[0] = '\0';
 	if (__stp_probe_run_edata(f->read, f->read->handler, NULL, &d,
-				  STAP_SESSION_RUNNING, true))
+				  STAP_SESSION_RUNNING, STP_RUN_PRINT))
 		return -EIO;
 	f->rlen = d.len;
 	f->filled = true;
@@ -117,7 +117,7 @@ static ssize_t _stp_procfs_write(struct file *file, const char __user *ubuf,
 	for (i = 0; i < f->nwrites; i++)
 		if (__stp_probe_run_edata(f->writes[i], f->writes[i]->handler,
 					  NULL, &d, STAP_SESSION_RUNNING,
-					  true))
+					  STP_RUN_PRINT))
 			rc = -EIO;
 	if (rc > 0)
 		*ppos += rc;

@@ -37,7 +37,7 @@ static noinline void _stp_sc_framed(const struct stp_syscall_probe *sp,
 		}
 		rc = __stp_probe_run_w(sp->probe, sp->probe->handler, NULL,
 				       NULL, args, STAP_SESSION_RUNNING,
-				       sp->may_print, 1,
+				       sp->run_flags & STP_RUN_PRINT, 1,
 				       _stp_uframe_data(fs, f));
 		_stp_uframe_done(fs, f, !rc);
 		return;
@@ -46,7 +46,8 @@ static noinline void _stp_sc_framed(const struct stp_syscall_probe *sp,
 	if (!f)
 		return;
 	__stp_probe_run_w(sp->probe, sp->probe->handler, NULL, NULL, args,
-			  STAP_SESSION_RUNNING, sp->may_print, 1,
+			  STAP_SESSION_RUNNING,
+			  sp->run_flags & STP_RUN_PRINT, 1,
 			  _stp_uframe_data(fs, f));
 	_stp_uframe_done(fs, f, false);
 }
@@ -65,7 +66,7 @@ static __always_inline void _stp_sc_one(const struct stp_syscall_probe *sp,
 	else
 		__stp_probe_run_flags(sp->probe, sp->probe->handler, NULL,
 				      NULL, args, STAP_SESSION_RUNNING,
-				      sp->may_print);
+				      sp->run_flags);
 }
 
 /* Whether current is one of the processes a process.syscall probe

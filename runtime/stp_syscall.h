@@ -16,7 +16,7 @@
 struct stp_syscall_probe {
 	const struct stp_probe *probe;
 	void (*lean)(void);
-	bool may_print;
+	unsigned int run_flags;	/* STP_RUN_* */
 	/* process[(PID|"PATH")].syscall: on every system call of the
 	 * user processes (the target's tree under -c/-x), of process pid,
 	 * or of the processes running path (absolute)

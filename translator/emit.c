@@ -48,10 +48,13 @@ struct emitter {
 	int depth;			/* indentation */
 	int nerrors;
 	int max_nesting;
+	bool recursive;			/* some call chain recurses */
 	struct limits lim;		/* -D limits, checked (limit.c) */
 	long long nesting;		/* MAXNESTING the module gets */
 	int actions;			/* statements run, not yet charged */
 	bool lean;			/* generating a lean handler copy */
+	bool borrow;			/* the call next generated may give
+					 * its callee's string slot itself */
 	const struct derived_probe *dp;	/* the probe being generated */
 	int tvar;			/* target temporaries, numbered */
 	bool uread;			/* target reads are of user memory */
@@ -552,6 +555,17 @@ static bool is_constant(const struct expr *e)
 	return e->kind == EX_NUM || e->kind == EX_STR || e->kind == EX_CONST;
 }
 
+/* Nothing evaluated after key i (the later keys, the right-hand side)
+ * calls a function or embedded C.
+ */
+static bool rest_pure(const struct vec *keys, int i, const struct expr *rhs)
+{
+	for (i++; i < keys->n; i++)
+		if (!expr_pure(keys->items[i]))
+			return false;
+	return expr_pure(rhs);
+}
+
 /* A string value in a temporary of its own or a literal, which no
  * later operand can change.
  */
@@ -594,7 +608,13 @@ static const char *gen_elem_keys(struct emitter *em, struct strbuf *o,
 			gen_expr(em, o, k);
 			sb_putc(o, ')');
 		} else {
+			/* a function's string result is used where the
+			 * function left it when no call comes after it
+			 */
+			em->borrow = str && k->kind == EX_CALL &&
+				     rest_pure(args, i, rhs);
 			gen_expr(em, o, k);
+			em->borrow = false;
 		}
 		sb_puts(o, "; ");
 		sb_printf(&kv, "__key%d }", i);
@@ -1011,7 +1031,8 @@ static void gen_call_one(struct emitter *em, struct strbuf *o,
 
 	sb_printf(o, "{ struct stp_fn_%s_locals *__f = "
 		  "&c->func_locals[c->nesting + 1].fn_%s; ", id, id);
-	if (!e->args.n && f->type != TY_STRING && f->type != TY_LONG)
+	if (!e->args.n && f->type != TY_LONG &&
+	    (f->type != TY_STRING || !res))
 		sb_puts(o, "(void)__f; ");
 	for (i = 0; i < e->args.n; i++) {
 		const struct vardecl *p = f->params.items[i];
@@ -1026,11 +1047,47 @@ static void gen_call_one(struct emitter *em, struct strbuf *o,
 	sb_c_string(o, where(em, e));
 	sb_printf(o, "; c->nesting++; stp_fn_%s(c); c->nesting--; "
 		  "if (unlikely(c->last_error)) %s; ", id, fail_jump(em));
-	if (f->type == TY_STRING)
+	if (f->type == TY_STRING && res)
 		sb_printf(o, "_stp_strcpy(%s, __f->__retvalue); ", res);
 	else if (f->type == TY_LONG)
 		sb_puts(o, "__r = __f->__retvalue; ");
 	sb_puts(o, "} ");
+}
+
+/* Whether no call can pass MAXNESTING: no call chain recurses and the
+ * deepest one fits.  The module's MAXNESTING is the -D value, or the
+ * translator's own, which is at least that depth (check_limits).
+ */
+static bool nesting_bounded(const struct emitter *em)
+{
+	return !em->recursive && em->max_nesting - 1 <= em->nesting;
+}
+
+static bool call_expr_cb(struct elab_walk *w, struct expr *e)
+{
+	bool *calls = w->arg;
+
+	if (e->kind == EX_CALL)
+		*calls = true;
+	return !*calls;
+}
+
+/* A leaf calls no function of the script: its frame is the last one of
+ * the chain, so the stack room checked for its caller's call covers it
+ * as it covers any kernel function the caller calls.  Calls into
+ * anything else check the room first (stp_nesting.h).
+ */
+static bool func_is_leaf(const struct func *f)
+{
+	bool calls = false;
+	struct elab_walk w = { NULL, NULL, &calls };
+	const struct func *g;
+
+	w.expr = call_expr_cb;
+	for (g = f; g && !calls; g = g->next_overload)
+		if (g->body)
+			elab_walk_stmt(&w, g->body);
+	return !calls;
 }
 
 /* Arguments are evaluated into the caller's frame before any of them
@@ -1043,8 +1100,13 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 {
 	const struct func *f = e->func, *g;
 	const char *res = NULL, *where;
+	/* the callee's slot is the value: nothing the caller evaluates
+	 * before it uses the value calls a function (gen_elem_keys)
+	 */
+	bool borrow = em->borrow && !f->next_overload;
 	int i;
 
+	em->borrow = false;
 	if (!f) {
 		emit_error(em, e->loc, "unresolved function '%s'", e->name);
 		sb_puts(o, "0");
@@ -1062,9 +1124,9 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 		gen_expr(em, o, a);
 		sb_puts(o, "; ");
 	}
-	if (f->type == TY_STRING)
+	if (f->type == TY_STRING && !borrow)
 		res = new_tmp(em);
-	else
+	else if (f->type != TY_STRING)
 		sb_puts(o, "int64_t __r = 0; ");
 	/* reported at the function's name in its definition, as the
 	 * established tool checks the depth in the callee; the kernel
@@ -1072,14 +1134,18 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 	 */
 	where = at_loc(em, arena_printf(em->s->arena, "identifier '%s'",
 					f->name), f->loc);
-	sb_puts(o, "if (unlikely(c->nesting + 1 > MAXNESTING)) { "
-		"_stp_error_at(c, \"MAXNESTING exceeded\", ");
-	sb_c_string(o, where);
-	sb_printf(o, "); %s; } ", fail_jump(em));
-	sb_puts(o, "if (unlikely(!_stp_call_room(c))) { "
-		"_stp_error_at(c, \"MAXCALLSTACK exceeded\", ");
-	sb_c_string(o, where);
-	sb_printf(o, "); %s; } ", fail_jump(em));
+	if (!nesting_bounded(em)) {
+		sb_puts(o, "if (unlikely(c->nesting + 1 > MAXNESTING)) { "
+			"_stp_error_at(c, \"MAXNESTING exceeded\", ");
+		sb_c_string(o, where);
+		sb_printf(o, "); %s; } ", fail_jump(em));
+	}
+	if (!func_is_leaf(f)) {
+		sb_puts(o, "if (unlikely(!_stp_call_room(c))) { "
+			"_stp_error_at(c, \"MAXCALLSTACK exceeded\", ");
+		sb_c_string(o, where);
+		sb_printf(o, "); %s; } ", fail_jump(em));
+	}
 	gen_call_one(em, o, e, f, res);
 	for (g = f->next_overload; g; g = g->next_overload) {
 		sb_puts(o, "if (c->next) { c->next = 0; ");
@@ -1093,7 +1159,10 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 		raise_at(em, o, "all functions exhausted", e);
 		sb_puts(o, " } ");
 	}
-	if (f->type == TY_STRING)
+	if (f->type == TY_STRING && borrow)
+		sb_printf(o, "c->func_locals[c->nesting + 1].fn_%s.__retvalue; "
+			  "})", fn_id(em, f));
+	else if (f->type == TY_STRING)
 		sb_printf(o, "%s; })", res);
 	else if (f->type == TY_LONG)
 		sb_puts(o, "__r; })");
@@ -2936,19 +3005,26 @@ static void gen_unlock(struct emitter *em, const struct derived_probe *dp)
 /* The handler's statements between its condition, the locks and the
  * exit label, for both copies.
  */
+static bool lean_lock_free(struct emitter *em, struct derived_probe *dp);
+
 static void gen_handler_run(struct emitter *em, struct derived_probe *dp)
 {
+	bool locks = !em->lean || !lean_lock_free(em, dp);
+
 	if (dp->cond)
 		line(em, "if (!(%s))\n\t\treturn;", cond_text(em, dp->cond));
-	line(em, "if (!stp_probe_%d_lock())", dp->index);
-	line(em, "\treturn;");
+	if (locks) {
+		line(em, "if (!stp_probe_%d_lock())", dp->index);
+		line(em, "\treturn;");
+	}
 	if (!em->lean)
 		line(em, "c->locks = &stp_probe_%d_locks;", dp->index);
 	gen_block_body(em, dp->body);
 	em->depth = 0;
 	line(em, "out: __maybe_unused;");
 	em->depth = 1;
-	gen_unlock(em, dp);
+	if (locks)
+		gen_unlock(em, dp);
 	sb_puts(&em->b->text, "}\n\n");
 }
 
@@ -3326,7 +3402,8 @@ static void lock_walk_func(struct lock_walk *lw, struct func *f)
 }
 
 /* Whether a probe's handler can write to the print buffer: a print, or
- * embedded C (which may), in it or in a function it calls.
+ * embedded C not marked pure (which may), in it or in a function it
+ * calls.
  */
 struct print_walk {
 	struct elab_walk w;
@@ -3347,7 +3424,8 @@ static void print_walk_func(struct print_walk *pw, struct func *f)
 		if (i < pw->seen.n)
 			continue;
 		vec_push(pw->em->s->arena, &pw->seen, g);
-		if (g->code)
+		/* pure embedded C has no effect but its value */
+		if (g->code && !g->pure)
 			pw->prints = true;
 		else if (g->body)
 			elab_walk_stmt(&pw->w, g->body);
@@ -3365,7 +3443,7 @@ static bool print_expr_cb(struct elab_walk *w, struct expr *e)
 	return !pw->prints;
 }
 
-bool emit_probe_may_print(struct emitter *em, struct derived_probe *dp)
+static bool probe_may_print(struct emitter *em, struct derived_probe *dp)
 {
 	struct print_walk pw = { { print_expr_cb, NULL, NULL }, em, { 0 },
 				 false };
@@ -3380,6 +3458,118 @@ bool emit_probe_may_print(struct emitter *em, struct derived_probe *dp)
 	return pw.prints;
 }
 
+/* Whether a handler's cost per hit is bounded: no loop in it or in a
+ * function it calls, and no recursion.  Its time is then sampled for
+ * the overload account (stp_probe_inline.h).
+ */
+struct bound_walk {
+	struct elab_walk w;
+	struct emitter *em;
+	struct vec seen;
+	bool bounded;
+};
+
+static bool bound_stmt_cb(struct elab_walk *w, struct stmt *st)
+{
+	struct bound_walk *bw = (struct bound_walk *)w;
+
+	if (st->kind == ST_WHILE || st->kind == ST_FOR ||
+	    st->kind == ST_FOREACH)
+		bw->bounded = false;
+	return bw->bounded;
+}
+
+static bool bound_expr_cb(struct elab_walk *w, struct expr *e)
+{
+	struct bound_walk *bw = (struct bound_walk *)w;
+	struct func *g;
+	int i;
+
+	if (e->kind != EX_CALL || !e->func)
+		return bw->bounded;
+	if (bw->em->recursive) {
+		bw->bounded = false;
+		return false;
+	}
+	for (g = e->func; g && bw->bounded; g = g->next_overload) {
+		for (i = 0; i < bw->seen.n; i++)
+			if (bw->seen.items[i] == g)
+				break;
+		if (i < bw->seen.n)
+			continue;
+		vec_push(bw->em->s->arena, &bw->seen, g);
+		if (g->body)
+			elab_walk_stmt(&bw->w, g->body);
+	}
+	return bw->bounded;
+}
+
+static bool probe_bounded(struct emitter *em, struct derived_probe *dp)
+{
+	struct bound_walk bw = { { bound_expr_cb, bound_stmt_cb, NULL }, em,
+				 { 0 }, true };
+
+	elab_walk_stmt(&bw.w, dp->body);
+	if (dp->cond && bw.bounded)
+		elab_walk_expr(&bw.w, dp->cond);
+	return bw.bounded;
+}
+
+/* The flags of the handler's run (stp_probe_inline.h), as C. */
+const char *emit_probe_run_flags(struct emitter *em, struct derived_probe *dp)
+{
+	bool print = probe_may_print(em, dp);
+	bool sampled = probe_bounded(em, dp);
+
+	if (print && sampled)
+		return "STP_RUN_PRINT | STP_RUN_SAMPLED";
+	if (print)
+		return "STP_RUN_PRINT";
+	return sampled ? "STP_RUN_SAMPLED" : "0";
+}
+
+/* Which globals dp's handler reads (lw->read) and writes (lw->write),
+ * as its locks take them.
+ */
+static void lock_walk_probe(struct emitter *em, struct derived_probe *dp,
+			    struct lock_walk *lw)
+{
+	int n = em->s->globals.n;
+
+	memset(lw, 0, sizeof(*lw));
+	lw->w.expr = lock_expr_cb;
+	lw->w.stmt = lock_stmt_cb;
+	lw->em = em;
+	lw->read = arena_alloc(em->s->arena, (size_t)n + 1);
+	lw->write = arena_alloc(em->s->arena, (size_t)n + 1);
+	elab_walk_stmt(&lw->w, dp->body);
+	if (dp->cond)
+		elab_walk_expr(&lw->w, dp->cond);
+}
+
+/* A lean handler whose only global is a scalar counter that it only
+ * adds to needs no lock: the add is one atomic operation, which a
+ * reader (holding the exclusive lock) sees wholly before or after its
+ * read, as if the hit came before or after; and no other global can be
+ * seen half-updated with it.
+ */
+static bool lean_lock_free(struct emitter *em, struct derived_probe *dp)
+{
+	struct lock_walk lw;
+	int i, g = -1;
+
+	lock_walk_probe(em, dp, &lw);
+	for (i = 0; i < em->s->globals.n; i++) {
+		if (!lw.read[i] && !lw.write[i])
+			continue;
+		if (g >= 0 || lw.write[i] || !em->counter[i] ||
+		    is_array(em->s->globals.items[i]))
+			return false;
+		g = i;
+	}
+	return g >= 0;
+}
+
 static void gen_locks(struct emitter *em, struct derived_probe *dp)
 {
 	struct session *s = em->s;
@@ -3388,19 +3578,13 @@ static void gen_locks(struct emitter *em, struct derived_probe *dp)
 	struct vec taken = { 0 };
 	int i, n = s->globals.n;
 
-	memset(&lw, 0, sizeof(lw));
-	lw.w.expr = lock_expr_cb;
-	lw.w.stmt = lock_stmt_cb;
-	lw.em = em;
-	lw.read = arena_alloc(s->arena, (size_t)n + 1);
-	lw.write = arena_alloc(s->arena, (size_t)n + 1);
-	elab_walk_stmt(&lw.w, dp->body);
-	if (dp->cond)
-		elab_walk_expr(&lw.w, dp->cond);
+	lock_walk_probe(em, dp, &lw);
 	for (i = 0; i < n; i++)
 		if (lw.write[i] || lw.read[i])
 			vec_push(s->arena, &taken, (void *)(intptr_t)i);
-	sb_printf(o, "static bool stp_probe_%d_lock(void)\n{\n", dp->index);
+	/* inline in the callback; the lockset keeps an out-of-line copy */
+	sb_printf(o, "static __always_inline bool stp_probe_%d_lock(void)\n"
+		  "{\n", dp->index);
 	for (i = 0; i < taken.n; i++) {
 		int g = (int)(intptr_t)taken.items[i];
 		const char *name = ((struct vardecl *)s->globals.items[g])->priv;
@@ -3482,11 +3666,11 @@ static void depth_func(struct depth_walk *dw, struct func *f)
 	dw->stack.n--;
 }
 
-static int compute_nesting(struct session *s)
+static int compute_nesting(struct session *s, bool *recursive)
 {
 	struct depth_walk dw;
 	struct arena *a = arena_new();
-	int i;
+	int i, j;
 
 	memset(&dw, 0, sizeof(dw));
 	dw.w.expr = depth_expr_cb;
@@ -3496,9 +3680,27 @@ static int compute_nesting(struct session *s)
 
 		dw.stack.n = 0;
 		elab_walk_stmt(&dw.w, dp->body);
+		if (dp->cond)
+			elab_walk_expr(&dw.w, dp->cond);
+		for (j = 0; j < dp->entry_exprs.n; j++)
+			elab_walk_expr(&dw.w, ((struct expr *)
+					       dp->entry_exprs.items[j])->a);
 	}
 	arena_free(a);
+	*recursive = dw.recursive;
 	return dw.deepest + 1 + (dw.recursive ? 10 : 0);
+}
+
+/* MAXNESTING as the module gets it: -D, else the translator's own,
+ * which never asks for more than the stack holds.
+ */
+static long long module_nesting(const struct emitter *em)
+{
+	long long most = limit_max_nesting(&em->lim);
+
+	if (em->lim.maxnesting >= 0)
+		return em->lim.maxnesting;
+	return em->max_nesting < most ? em->max_nesting : most;
 }
 
 /* ------------------------------------------------------------------ */
@@ -4169,7 +4371,7 @@ static void gen_prototypes(struct emitter *em, struct strbuf *o)
 	for (i = 0; i < em->s->probes.n; i++) {
 		const struct derived_probe *dp = em->s->probes.items[i];
 
-		sb_printf(o, "static bool stp_probe_%d_lock(void);\n"
+		sb_printf(o, "static inline bool stp_probe_%d_lock(void);\n"
 			  "static void stp_probe_%d_unlock(void);\n"
 			  "static const struct stp_lockset stp_probe_%d_locks;\n",
 			  i, i, i);
@@ -4274,11 +4476,6 @@ static void assemble(struct emitter *em, struct strbuf *out)
 	gen_script_info(em, out, nklines, nuobjs);
 }
 
-static long long min_ll(long long a, long long b)
-{
-	return a < b ? a : b;
-}
-
 /* The int64_t and MAXSTRINGLEN members of b's locals struct, as
  * gen_locals_struct() writes them.
  */
@@ -4363,10 +4560,7 @@ static bool check_limits(struct emitter *em)
 	/* the translator's own default never asks for more than the
 	 * stack holds: a deeper chain meets MAXCALLSTACK at run time
 	 */
-	em->nesting = em->lim.maxnesting;
-	if (em->nesting < 0)
-		em->nesting = min_ll(em->max_nesting,
-				     limit_max_nesting(&em->lim));
+	em->nesting = module_nesting(em);
 	if (!limit_check_context(em->s, &em->lim, em->nesting, probe, func))
 		ok = false;
 	for (i = 0; i < em->s->probes.n; i++) {
@@ -4434,7 +4628,8 @@ int emit_module(struct session *s, const char *module_name,
 				 (size_t)(s->probes.n + 1));
 	name_globals(&em);
 	find_counters(&em);
-	em.max_nesting = compute_nesting(s);
+	em.max_nesting = compute_nesting(s, &em.recursive);
+	em.nesting = module_nesting(&em);
 	number_overloads(s);
 	for (i = 0; i < s->functions.n; i++)
 		gen_function(&em, s->functions.items[i]);

@@ -30,8 +30,12 @@ const char *emit_probe_ref(struct emitter *em, const struct derived_probe *dp);
 void emit_error(struct emitter *em, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 struct session *emit_session(struct emitter *em);
-/* Whether dp's handler can print (spares the flush when not). */
-bool emit_probe_may_print(struct emitter *em, struct derived_probe *dp);
+/* The last argument of __stp_probe_run_flags for dp's handler, as C:
+ * STP_RUN_PRINT when it can print (the flush is spared when not),
+ * STP_RUN_SAMPLED when its cost per hit is bounded (stp_probe_inline.h).
+ */
+const char *emit_probe_run_flags(struct emitter *em,
+				 struct derived_probe *dp);
 /* The probe's handler has a lean copy, stp_probe_N_lean(void), that
  * needs no context (emit.c says when); its callback may run it through
  * the runtime's __stp_probe_run_lean().

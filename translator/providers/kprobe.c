@@ -1594,6 +1594,7 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 		const struct kfn *k = dp->priv;
 		int n = dp->index;
 		const char *ri = k->ret ? "ri" : "NULL";
+		bool pc;
 
 		if (k->paths)
 			emit_call_sites(d, k, n);
@@ -1606,16 +1607,18 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 				  "struct pt_regs *regs)\n{\n", n);
 		/* the handler sees the probed address as the pc (addr(),
 		 * backtraces), not the byte after the breakpoint that the
-		 * kernel leaves there; it is put back for the kernel
+		 * kernel leaves there; it is put back for the kernel.  A
+		 * lean handler reads no register.
 		 */
-		if (!k->ret)
+		pc = !k->ret && !emit_probe_lean(em, dp);
+		if (pc)
 			sb_puts(d, "\tunsigned long ip = "
 				"instruction_pointer(regs);\n\n");
 		if (k->paths && !k->ret)
 			sb_printf(d, "\tif (!_stp_kcalled_via(regs, "
 				  "stp_kp_%d_paths, %d, %d))\n"
 				  "\t\treturn 0;\n", n, k->paths->n, k->depth);
-		if (!k->ret)
+		if (pc)
 			sb_puts(d, "\tinstruction_pointer_set(regs, "
 				"(unsigned long)kp->addr);\n");
 		if (emit_probe_lean(em, dp))
@@ -1628,9 +1631,8 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 				  "regs, %s, NULL,\n\t\t\t      "
 				  "STAP_SESSION_RUNNING, %s);\n",
 				  emit_probe_ref(em, dp), n, ri,
-				  emit_probe_may_print(em, dp) ? "true" :
-				  "false");
-		if (!k->ret)
+				  emit_probe_run_flags(em, dp));
+		if (pc)
 			sb_puts(d, "\tinstruction_pointer_set(regs, ip);\n");
 		sb_puts(d, "\treturn 0;\n}\n\n");
 		if (k->ret && (dp->entry_exprs.n || k->paths))

@@ -327,8 +327,8 @@ static void nf_emit_hook(struct emitter *em, struct strbuf *d,
 		  "args,\n\t\t\t      STAP_SESSION_RUNNING, %s);\n"
 		  "\treturn (unsigned int)args[%d];\n}\n\n",
 		  emit_probe_ref(em, dp), dp->index,
-		  emit_probe_may_print(em, (struct derived_probe *)dp) ?
-		  "true" : "false", NF_ARG_VERDICT);
+		  emit_probe_run_flags(em, (struct derived_probe *)dp),
+		  NF_ARG_VERDICT);
 }
 
 static void nf_emit_group(struct emitter *em, struct vec *dps)

@@ -698,14 +698,14 @@ static void sc_emit_probe(struct emitter *em, struct strbuf *d,
 
 	if (save)
 		sb_printf(d, "\t{ &stp_entry_probe_%d, NULL, %s", dp->index,
-			  emit_probe_may_print(em, dp) ? "true" : "false");
+			  emit_probe_run_flags(em, dp));
 	else {
 		sb_printf(d, "\t{ %s, ", emit_probe_ref(em, dp));
 		if (emit_probe_lean(em, dp))
 			sb_printf(d, "stp_probe_%d_lean, ", dp->index);
 		else
 			sb_puts(d, "NULL, ");
-		sb_puts(d, emit_probe_may_print(em, dp) ? "true" : "false");
+		sb_puts(d, emit_probe_run_flags(em, dp));
 	}
 	if (p->proc)
 		sb_printf(d, ", .proc = true, .pid = %" PRId64, p->pid);

@@ -425,8 +425,8 @@ static void tp_emit_group(struct emitter *em, struct vec *dps)
 			  "NULL, NULL, args,\n\t\t\t      "
 			  "STAP_SESSION_RUNNING, %s);\n}\n\n",
 			  emit_probe_ref(em, dp), dp->index,
-			  emit_probe_may_print(em, (struct derived_probe *)dp) ?
-			  "true" : "false");
+			  emit_probe_run_flags(em,
+					       (struct derived_probe *)dp));
 	}
 	sb_printf(d, "static struct stp_tracepoint stp_tracepoints[%d] = {\n",
 		  dps->n);

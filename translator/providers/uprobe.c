@@ -1806,7 +1806,7 @@ static void emit_entry_handlers(struct emitter *em, struct strbuf *d,
 				struct derived_probe *dp)
 {
 	int n = dp->index;
-	const char *print = emit_probe_may_print(em, dp) ? "true" : "false";
+	const char *print = emit_probe_run_flags(em, dp);
 
 	sb_printf(d, "static int stp_up_%d_entry(struct stp_uprobe *up, "
 		  "struct pt_regs *regs,\n\t\t\t  void *data)\n{\n"
@@ -1844,7 +1844,7 @@ static void emit_handler(struct emitter *em, struct strbuf *d,
 		sb_printf(d, "\t__stp_probe_run_flags(%s, stp_probe_%d, regs, "
 			  "NULL, NULL,\n\t\t\t      STAP_SESSION_RUNNING, "
 			  "%s);\n", emit_probe_ref(em, dp), n,
-			  emit_probe_may_print(em, dp) ? "true" : "false");
+			  emit_probe_run_flags(em, dp));
 	sb_puts(d, "\treturn 0;\n}\n\n");
 }
 
