@@ -17,7 +17,8 @@ int driver_pass1(struct session *s);
 
 /* Passes 1 to opt.last_pass for the kernel set up by
  * kernel_target_init: 0 or the exit status.  With s->remote_build and
- * -p4 the module is left in s->built_ko (and s->built_tmp, its
+ * -p4 the module is left in s->built_ko, named s->built_name (and
+ * s->built_tmp, its
  * temporary directory to remove, when it is not in the cache).
  */
 int driver_run_passes(struct session *s);

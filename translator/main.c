@@ -641,6 +641,7 @@ static int run_backend(struct session *s)
 	if (s->opt.last_pass == 4 && s->remote_build) {
 		/* --remote: the driver's parent copies it to the hosts */
 		s->built_ko = ko;
+		s->built_name = name;
 		if (tmp && !strncmp(ko, tmp, strlen(tmp))) {
 			s->built_tmp = tmp;
 			tmp = NULL;

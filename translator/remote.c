@@ -40,10 +40,11 @@ enum host_state {
 struct build {
 	const char *release;
 	pid_t pid;		/* 0 before it starts */
-	int fd;			/* the child's answer: "KO\nTMP\n" */
+	int fd;			/* the child's answer: "KO\nTMP\nNAME\n" */
 	struct strbuf answer;
 	const char *ko;		/* NULL unless built */
 	const char *tmp;
+	const char *name;	/* the module's name: NAME.ko there */
 	int rc;
 	bool done;
 };
@@ -397,8 +398,8 @@ static int build_child(struct session *s, const char *release, int fd)
 		return 1;
 	rc = driver_run_passes(s);
 	if (rc == 0 && s->remote_build)
-		dprintf(fd, "%s\n%s\n", s->built_ko,
-			s->built_tmp ? s->built_tmp : "");
+		dprintf(fd, "%s\n%s\n%s\n", s->built_ko,
+			s->built_tmp ? s->built_tmp : "", s->built_name);
 	fflush(stdout);
 	fflush(stderr);
 	return rc;
@@ -462,17 +463,27 @@ static void build_done(struct remote *r, struct build *b)
 {
 	struct arena *a = r->s->arena;
 	int status = 0, i;
-	char *nl;
 
 	while (waitpid(b->pid, &status, 0) < 0 && errno == EINTR)
 		;
 	b->done = true;
 	b->rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-	nl = b->answer.buf ? strchr(b->answer.buf, '\n') : NULL;
-	if (b->rc == 0 && nl) {
-		b->ko = arena_strndup(a, b->answer.buf,
-				      (size_t)(nl - b->answer.buf));
-		b->tmp = arena_strndup(a, nl + 1, strcspn(nl + 1, "\n"));
+	if (b->rc == 0 && b->answer.buf) {
+		const char *p = b->answer.buf;
+		const char *f[3];
+		int k;
+
+		for (k = 0; k < 3; k++) {
+			size_t len = strcspn(p, "\n");
+
+			f[k] = arena_strndup(a, p, len);
+			p += len + (p[len] == '\n');
+		}
+		if (*f[0] && *f[2]) {
+			b->ko = f[0];
+			b->tmp = f[1];
+			b->name = f[2];
+		}
 	}
 	sb_free(&b->answer);
 	for (i = 0; i < r->nhosts; i++) {
@@ -502,14 +513,13 @@ static void build_done(struct remote *r, struct build *b)
  * SIGINT to staprun, which runs the end probes; when staprun is gone it
  * removes the module.
  */
-static const char *run_command(struct remote *r, struct host *h,
-			       const char *ko)
+static const char *run_command(struct remote *r, struct host *h)
 {
 	struct arena *a = r->s->arena;
 	struct session *s = r->s;
 	struct vec opts = { 0 };
 	struct strbuf sb;
-	const char *name = strrchr(ko, '/') ? strrchr(ko, '/') + 1 : ko;
+	const char *name = arena_printf(a, "%s.ko", h->build->name);
 	const char *cmd;
 	int i;
 
@@ -554,7 +564,7 @@ static void run_start(struct remote *r, struct host *h)
 	}
 	h->ko_off = 0;
 	h->state = H_RUN;
-	if (host_spawn(r, h, run_command(r, h, ko), true) < 0)
+	if (host_spawn(r, h, run_command(r, h), true) < 0)
 		host_error(r, h, "cannot start ssh: %s", strerror(errno));
 }
 

@@ -124,6 +124,7 @@ struct session {
 	/* pass 4 for --remote (remote.c) */
 	bool remote_build;		/* leave the module to the caller */
 	const char *built_ko;		/* the module built */
+	const char *built_name;		/* the name the kernel knows it by */
 	const char *built_tmp;		/* its directory to remove, or NULL */
 	/* diagnostics */
 	int errors;
