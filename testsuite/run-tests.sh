@@ -89,6 +89,8 @@ unit_tests()
 		"$TAPIR_SRCDIR"
 	component "unit/test-stap-signals" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-stap-signals.sh" "$STAP"
+	component "unit/test-remote" bash \
+		"$TAPIR_SRCDIR/testsuite/unit/test-remote.sh" "$STAP"
 	component "unit/test-listings" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-listings.sh" "$STAP" \
 		"$TAPIR_SRCDIR"
