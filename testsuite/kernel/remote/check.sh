@@ -97,7 +97,7 @@ guest_boot g2 "$k2" "$p2"
 up=1
 for g in "g1 $k1 $p1" "g2 $k2 $p2"; do
 	read -r name k port <<<"$g"
-	if guest_wait "$port" 240; then
+	if guest_wait "$name" "$port" 240; then
 		tap_result ok "ssh to the $k guest on 127.0.0.1:$port"
 	else
 		cat "$tmp/g/$name.tap" "$tmp/g/$name.console" \

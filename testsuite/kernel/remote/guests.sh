@@ -11,7 +11,8 @@
 #                          builds the guest's initramfs and boots it in
 #                          the background (console DIR/NAME.console, TAP
 #                          DIR/NAME.tap, exit status DIR/NAME.rc)
-#   guest_wait PORT SECS   until ssh answers on PORT (or fails)
+#   guest_wait NAME PORT SECS
+#                          until ssh answers on PORT (or fails)
 #   guest_stop NAME PORT   asks the guest to power off, waits for it
 #
 # Needs: qemu-system-x86_64, dropbear and dropbearkey (dropbear-bin),
@@ -104,14 +105,23 @@ guest_boot()
 
 guest_wait()
 {
-	local port=$1 limit=$2 t0=$SECONDS
+	local name=$1 port=$2 limit=$3 t0=$SECONDS
 
+	# Not before the guest's network is up: QEMU accepts a connection
+	# at once and retries the guest's port with TCP's back-off, which
+	# would hold an early ssh for many seconds.
+	while ! grep -aq '^guest-sshd: .* listening' \
+	      "$guests_dir/$name.console" 2>/dev/null; do
+		[ $((SECONDS - t0)) -lt "$limit" ] || return 1
+		kill -0 "${guest_pid[$name]}" 2>/dev/null || return 1
+		sleep 0.2
+	done
 	while [ $((SECONDS - t0)) -lt "$limit" ]; do
-		if timeout 60 $guest_ssh -p "$port" 127.0.0.1 true \
+		if timeout 10 $guest_ssh -p "$port" 127.0.0.1 true \
 		   </dev/null >/dev/null 2>&1; then
 			return 0
 		fi
-		sleep 1
+		sleep 0.2
 	done
 	return 1
 }
