@@ -207,6 +207,11 @@ static char **host_argv(struct remote *r, struct host *h, const char *cmd)
 	} else {
 		for (i = 0; i < r->ssh.n; i++)
 			vec_push(a, &v, r->ssh.items[i]);
+		/* no prompt: it could not be answered (see host_spawn);
+		 * an option of TAPIR_SSH, given first, still wins
+		 */
+		vec_push(a, &v, "-o");
+		vec_push(a, &v, "BatchMode=yes");
 		vec_push(a, &v, "-T");	/* no terminal: stderr stays apart */
 		if (h->u.user) {
 			vec_push(a, &v, "-l");
@@ -230,8 +235,9 @@ static void nonblock(int fd)
 }
 
 /* Start CMD for h with its stdout and stderr piped here; with ctl, its
- * stdin too.  The child has a process group of its own: a Ctrl-C at the
- * terminal reaches stap alone, which stops the hosts in order.
+ * stdin too.  The child has a session of its own: a Ctrl-C at the
+ * terminal reaches stap alone, which stops the hosts in order, and ssh
+ * cannot stop on a prompt read from a terminal it does not own.
  */
 static int host_spawn(struct remote *r, struct host *h, const char *cmd,
 		      bool ctl)
@@ -253,7 +259,7 @@ static int host_spawn(struct remote *r, struct host *h, const char *cmd,
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
 
-		setpgid(0, 0);
+		setsid();
 		child_signals();
 		dup2(ctl ? in[0] : null, 0);
 		dup2(out[1], 1);
@@ -304,6 +310,9 @@ static void host_ask(struct remote *r, struct host *h)
 		host_error(r, h, "cannot start ssh: %s", strerror(errno));
 }
 
+/* The build of a release; NULL for a second release under -m, whose
+ * NAME.ko would replace the first one's.
+ */
 static struct build *build_for(struct remote *r, const char *release)
 {
 	int i;
@@ -311,6 +320,8 @@ static struct build *build_for(struct remote *r, const char *release)
 	for (i = 0; i < r->nbuilds; i++)
 		if (!strcmp(r->builds[i].release, release))
 			return &r->builds[i];
+	if (r->nbuilds && r->s->opt.module_name)
+		return NULL;
 	r->builds[r->nbuilds].release = release;
 	r->builds[r->nbuilds].fd = -1;
 	return &r->builds[r->nbuilds++];
@@ -373,6 +384,13 @@ static void ask_done(struct remote *r, struct host *h, int status)
 		fprintf(stderr, "Remote host %d (%s): kernel %s %s, %s\n",
 			h->index, h->url, h->release, mach, h->staprun);
 	h->build = build_for(r, h->release);
+	if (!h->build) {
+		host_error(r, h, "-m %s: its kernel %s is not the release "
+			   "%s.ko is built for (%s)", r->s->opt.module_name,
+			   h->release, r->s->opt.module_name,
+			   r->builds[0].release);
+		return;
+	}
 	h->state = H_BUILD;
 	if (h->build->done)
 		run_start(r, h);
@@ -903,10 +921,6 @@ int remote_run(struct session *s)
 	hosts_init(&r);
 	ssh_command(&r);
 	r.line_mode = s->opt.remote_prefix || r.nhosts > 1;
-	if (s->opt.module_name && r.nhosts > 1)
-		diag_warn_noloc(s, "-m with several --remote hosts: hosts "
-				"of different kernels overwrite each "
-				"other's %s.ko", s->opt.module_name);
 	if (pipe2(sig_fds, O_CLOEXEC | O_NONBLOCK) < 0) {
 		diag_error_noloc(s, "cannot make a pipe: %s",
 				 strerror(errno));

@@ -14,6 +14,10 @@
 
 set -u
 stap=${1:?usage: test-remote.sh STAP}
+case $stap in
+/*) ;;
+*) stap=$PWD/$stap ;;
+esac
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/stap-remote.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
@@ -38,7 +42,7 @@ k2=${kvers[1]}
 # The stand-in ssh: [opts] -T [-l USER] [-p PORT] -- HOST CMD.  The port
 # says the kernel (1: k1, 2: k2, 3: k1 and staprun exits 3), the host
 # "refused" cannot be reached, "arm" is an aarch64 machine, "old" runs
-# a kernel without headers here.
+# a kernel without headers here (and answers a second late on port 2).
 mkdir -p "$tmp/bin" "$tmp/remote-tmp"
 cat >"$tmp/ssh" <<EOS
 #!/bin/bash
@@ -47,12 +51,14 @@ while [ \$# -gt 0 ]; do
 	case \$1 in
 	-T) shift ;;
 	-l | -F) shift 2 ;;
+	-o) [ "\$2" = BatchMode=yes ] && batch=1; shift 2 ;;
 	-p) port=\$2; shift 2 ;;
 	--) shift; break ;;
 	*) echo "ssh: unexpected \$1" >&2; exit 255 ;;
 	esac
 done
 host=\$1 cmd=\$2
+[ -n "\${batch:-}" ] || { echo "ssh: no -o BatchMode=yes" >&2; exit 255; }
 FAKE_MACH=x86_64 FAKE_RC=0
 case \$port in
 3) FAKE_KVER=$k1 FAKE_RC=3 ;;
@@ -63,7 +69,8 @@ case \$host in
 refused) echo "ssh: connect to host \$host port \${port:-22}: Connection refused" >&2
 	exit 255 ;;
 arm) FAKE_MACH=aarch64 ;;
-old) FAKE_KVER=4.19.0-99-amd64 ;;
+old) FAKE_KVER=4.19.0-99-amd64
+	[ "\$port" = 2 ] && sleep 1 ;;
 esac
 export FAKE_KVER FAKE_MACH FAKE_RC
 TMPDIR=$tmp/remote-tmp PATH=$tmp/bin:\$PATH exec /bin/sh -c "\$cmd"
@@ -179,6 +186,13 @@ run_stopped 1 --remote-prefix --remote-staprun=/nonexistent/staprun \
 grep -q '^stap: error: remote host 0 (h:1): no /nonexistent/staprun there; install staprun on it, or name it with --remote-staprun$' "$tmp/err" &&
 	[ $rc -eq 1 ]
 result $? "a host without staprun is an error naming it"
+
+# -m NAME: one release only, since NAME.ko is one file.
+(cd "$tmp" && run_stopped 1 --remote-prefix --remote h:1 --remote old:2 \
+	-m remote_m -e "$script")
+grep -q "^0: module remote_m.ko of [0-9]* bytes on $k1\$" "$tmp/out" &&
+	grep -q "^stap: error: remote host 1 (old:2): -m remote_m: its kernel 4.19.0-99-amd64 is not the release remote_m.ko is built for ($k1)\$" "$tmp/err"
+result $? "-m NAME with hosts of two kernels: an error naming the second"
 
 # -p4: one module per release, printed.
 "$stap" -p4 --remote h:1 --remote h:2 --remote h:3 -e "$script" \
