@@ -218,6 +218,26 @@ else
 		"$tmp/both"
 fi
 
+# What the runs left there: no module copy, no module loaded.
+for g in "g1 $k1 $p1" "g2 $k2 $p2"; do
+	read -r name k port <<<"$g"
+	left=
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		left=$(timeout 30 $guest_ssh -p "$port" 127.0.0.1 \
+		       'ls -d /tmp/tapir.* 2>/dev/null; grep "^stap_" /proc/modules; exit 0' \
+		       </dev/null 2>&1) || left="ssh failed: $left"
+		[ -z "$left" ] && break
+		sleep 0.5
+	done
+	echo "$left" >"$tmp/left"
+	if [ -z "$left" ]; then
+		tap_result ok "the $k guest: no module copy or module left"
+	else
+		tap_result notok "the $k guest: no module copy or module left" \
+			"$tmp/left"
+	fi
+done
+
 # The guests power off cleanly: no oops, warning or taint of ours.
 for g in "g1 $k1 $p1" "g2 $k2 $p2"; do
 	read -r name k port <<<"$g"
