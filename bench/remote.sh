@@ -35,17 +35,17 @@ trap 'guests_kill; rm -rf "$tmp"' EXIT
 export SYSTEMTAP_DIR=$tmp/stapdir
 
 guests_init "$tmp/g" >/dev/null
-export TAPIR_SSH=$guest_ssh
+export TAPIR_SSH="${guest_ssh[*]}"
 p1=$(free_port)
 p2=$(free_port)
 while [ "$p2" = "$p1" ]; do p2=$(free_port); done
 t0=$EPOCHREALTIME
 guest_boot g1 "${kvers[0]}" "$p1"
 guest_boot g2 "${kvers[1]}" "$p2"
-guest_wait g1 "$p1" 240 && guest_wait g2 "$p2" 240 || {
+if ! guest_wait g1 "$p1" 240 || ! guest_wait g2 "$p2" 240; then
 	echo "remote: the guests did not answer ssh" >&2
 	exit 1
-}
+fi
 t1=$EPOCHREALTIME
 
 # ms FROM TO
@@ -58,14 +58,14 @@ echo "remote: both guests booted and answering ssh in" \
 	"$(ms "$t0" "$t1") ms (${kvers[0]}, ${kvers[1]})"
 for p in "$p1" "$p2"; do
 	a=$EPOCHREALTIME
-	$guest_ssh -p "$p" 127.0.0.1 true </dev/null
+	"${guest_ssh[@]}" -p "$p" 127.0.0.1 true </dev/null
 	echo "remote: floor: ssh 127.0.0.1:$p true in $(ms "$a" "$EPOCHREALTIME") ms"
 done
 
 # first_lines LABEL TEXT: one run, the time to each host's first line.
 first_lines()
 {
-	local label=$1 text=$2 start line f0= f1= now
+	local label=$1 text=$2 start line f0='' f1='' now
 
 	start=$EPOCHREALTIME
 	while IFS= read -r line; do

@@ -21,6 +21,7 @@ esac
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/stap-remote.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=testsuite/unit/tap.sh
 . "$(dirname "$0")/tap.sh"
 
 # Two kernels with headers, not PREEMPT_RT.
@@ -31,7 +32,8 @@ for d in /lib/modules/*/build/Makefile; do
 	[ -f "$d" ] && kvers+=("$k")
 done
 if [ ${#kvers[@]} -lt 2 ]; then
-	: >"$tmp/out" >"$tmp/err"
+	: >"$tmp/out"
+	: >"$tmp/err"
 	result 1 "two kernels with headers to build for (scripts/setup-deps --vm)"
 	echo "1..$n"
 	exit 1

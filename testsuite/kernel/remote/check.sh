@@ -39,6 +39,7 @@ usage()
 
 kernel_options "$@"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tapir-remote.XXXXXX") || exit 2
+# shellcheck disable=SC2317 # called by the trap
 cleanup()
 {
 	guests_kill
@@ -83,7 +84,7 @@ if ! guests_init "$tmp/g" >"$tmp/init.log" 2>&1; then
 		"$tmp/init.log"
 	tap_finish remote
 fi
-export TAPIR_SSH=$guest_ssh
+export TAPIR_SSH="${guest_ssh[*]}"
 p1=$(free_port)
 p2=$(free_port)
 p3=$(free_port)		# nothing listens there
@@ -191,6 +192,7 @@ script_b='probe begin { printf("target %d\n", target()) }
 probe timer.ms(1500) { exit() }
 probe end { println("end") }'
 rc=0
+# shellcheck disable=SC2016 # expanded by the hosts' shells
 timeout 600 "$STAP" --remote-prefix --remote "$h1" --remote "$h2" \
 	-c 'echo hello from the target of $(uname -r)' -e "$script_b" \
 	>"$tmp/run.out" 2>"$tmp/run.err" </dev/null || rc=$?
@@ -223,7 +225,7 @@ for g in "g1 $k1 $p1" "g2 $k2 $p2"; do
 	read -r name k port <<<"$g"
 	left=
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		left=$(timeout 30 $guest_ssh -p "$port" 127.0.0.1 \
+		left=$(timeout 30 "${guest_ssh[@]}" -p "$port" 127.0.0.1 \
 		       'ls -d /tmp/tapir.* 2>/dev/null; grep "^stap_" /proc/modules; exit 0' \
 		       </dev/null 2>&1) || left="ssh failed: $left"
 		[ -z "$left" ] && break

@@ -5,7 +5,7 @@
 # check.sh and by bench/remote.sh.
 #
 #   guests_init DIR        keys, ssh_config, known_hosts in DIR; sets
-#                          guest_ssh (the client command: ssh -F ...)
+#                          the array guest_ssh (the client: ssh -F ...)
 #   free_port              prints a TCP port of 127.0.0.1 nothing uses
 #   guest_boot NAME KVER PORT
 #                          builds the guest's initramfs and boots it in
@@ -53,7 +53,7 @@ Host *
 	ConnectTimeout 60
 	LogLevel ERROR
 EOC
-	guest_ssh="ssh -F $d/ssh_config"
+	guest_ssh=(ssh -F "$d/ssh_config")
 }
 
 free_port()
@@ -117,7 +117,7 @@ guest_wait()
 		sleep 0.2
 	done
 	while [ $((SECONDS - t0)) -lt "$limit" ]; do
-		if timeout 10 $guest_ssh -p "$port" 127.0.0.1 true \
+		if timeout 10 "${guest_ssh[@]}" -p "$port" 127.0.0.1 true \
 		   </dev/null >/dev/null 2>&1; then
 			return 0
 		fi
@@ -131,7 +131,7 @@ guest_stop()
 	local name=$1 port=$2 rc=0
 
 	[ -n "${guest_pid[$name]:-}" ] || return 1
-	timeout 60 $guest_ssh -p "$port" 127.0.0.1 'touch /tmp/stop' \
+	timeout 60 "${guest_ssh[@]}" -p "$port" 127.0.0.1 'touch /tmp/stop' \
 		</dev/null >/dev/null 2>&1
 	wait "${guest_pid[$name]}" || rc=$?
 	unset "guest_pid[$name]"
