@@ -342,10 +342,50 @@ static bool release_ok(const char *rel)
 
 static void run_start(struct remote *r, struct host *h);
 
+/* h's release is built (or failed to): run there, or with -p1 to -p4
+ * be done.
+ */
+static void host_built(struct remote *r, struct host *h)
+{
+	struct build *b = h->build;
+
+	if (r->s->opt.last_pass < 5) {
+		h->status = b->rc;
+		h->state = H_DONE;
+	} else if (!b->ko) {
+		host_error(r, h, "no module for its kernel %s", b->release);
+	} else {
+		run_start(r, h);
+	}
+}
+
+/* The release and staprun of the answer, once it is known good. */
+static void host_known(struct remote *r, struct host *h, const char *rel,
+		       const char *mach, const char *path)
+{
+	struct arena *a = r->s->arena;
+
+	h->release = arena_strdup(a, rel);
+	h->staprun = arena_strdup(a, path);
+	if (r->s->opt.verbose)
+		fprintf(stderr, "Remote host %d (%s): kernel %s %s, %s\n",
+			h->index, h->url, h->release, mach, h->staprun);
+	h->build = build_for(r, h->release);
+	if (!h->build) {
+		host_error(r, h, "-m %s: its kernel %s is not the release "
+			   "%s.ko is built for (%s)", r->s->opt.module_name,
+			   h->release, r->s->opt.module_name,
+			   r->builds[0].release);
+		return;
+	}
+	h->state = H_BUILD;
+	if (h->build->done)
+		host_built(r, h);
+}
+
 /* The answer: "RELEASE MACHINE\nSTAPRUN-PATH or -\n". */
 static void ask_done(struct remote *r, struct host *h, int status)
 {
-	struct arena *a = r->s->arena;
 	char rel[256], mach[64], path[1024];
 	const char *t = h->out.text.buf ? h->out.text.buf : "";
 
@@ -378,22 +418,7 @@ static void ask_done(struct remote *r, struct host *h, int status)
 			   "name it with --remote-staprun", h->staprun);
 		return;
 	}
-	h->release = arena_strdup(a, rel);
-	h->staprun = arena_strdup(a, path);
-	if (r->s->opt.verbose)
-		fprintf(stderr, "Remote host %d (%s): kernel %s %s, %s\n",
-			h->index, h->url, h->release, mach, h->staprun);
-	h->build = build_for(r, h->release);
-	if (!h->build) {
-		host_error(r, h, "-m %s: its kernel %s is not the release "
-			   "%s.ko is built for (%s)", r->s->opt.module_name,
-			   h->release, r->s->opt.module_name,
-			   r->builds[0].release);
-		return;
-	}
-	h->state = H_BUILD;
-	if (h->build->done)
-		run_start(r, h);
+	host_known(r, h, rel, mach, path);
 }
 
 /* ------------------------------------------------------------------ */
@@ -507,17 +532,8 @@ static void build_done(struct remote *r, struct build *b)
 	for (i = 0; i < r->nhosts; i++) {
 		struct host *h = &r->hosts[i];
 
-		if (h->state != H_BUILD || h->build != b)
-			continue;
-		if (r->s->opt.last_pass < 5) {
-			h->status = b->rc;
-			h->state = H_DONE;
-		} else if (!b->ko) {
-			host_error(r, h, "no module for its kernel %s",
-				   b->release);
-		} else {
-			run_start(r, h);
-		}
+		if (h->state == H_BUILD && h->build == b)
+			host_built(r, h);
 	}
 }
 

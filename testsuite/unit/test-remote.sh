@@ -189,6 +189,15 @@ grep -q '^stap: error: remote host 0 (h:1): no /nonexistent/staprun there; insta
 	[ $rc -eq 1 ]
 result $? "a host without staprun is an error naming it"
 
+# A host whose release failed to build before it answered.
+"$stap" --remote old:1 --remote old:2 -e "$script" >"$tmp/out" \
+	2>"$tmp/err" </dev/null
+rc=$?
+grep -q '^stap: error: remote host 0 (old:1): no module for its kernel 4.19.0-99-amd64$' "$tmp/err" &&
+	grep -q '^stap: error: remote host 1 (old:2): no module for its kernel 4.19.0-99-amd64$' "$tmp/err" &&
+	[ $rc -eq 1 ]
+result $? "a release that failed to build fails its late host too"
+
 # -m NAME: one release only, since NAME.ko is one file.
 (cd "$tmp" && run_stopped 1 --remote-prefix --remote h:1 --remote old:2 \
 	-m remote_m -e "$script")
