@@ -585,6 +585,31 @@ static int run_staprun(struct session *s, const char *ko)
 	return 1;
 }
 
+/* staprun (and the guest of --vm) take the module's name from its
+ * file: a cached module, stored under its whole key, is run through a
+ * link NAME.ko in the temporary directory.
+ */
+static const char *ko_named(struct session *s, const char *name,
+			    const char *ko, const char **tmp)
+{
+	const char *base = strrchr(ko, '/') ? strrchr(ko, '/') + 1 : ko;
+	const char *link;
+
+	if (!strcmp(base, arena_printf(s->arena, "%s.ko", name)))
+		return ko;
+	if (!*tmp)
+		*tmp = tmpdir_new(s);
+	if (!*tmp)
+		return NULL;
+	link = arena_printf(s->arena, "%s/%s.ko", *tmp, name);
+	if (symlink(ko, link) < 0) {
+		diag_error_noloc(s, "cannot link '%s' to '%s': %s", link, ko,
+				 strerror(errno));
+		return NULL;
+	}
+	return link;
+}
+
 static int run_backend(struct session *s)
 {
 	struct pass_clock c;
@@ -656,7 +681,8 @@ static int run_backend(struct session *s)
 			tmp = NULL;	/* the printed path must stay */
 		goto out;
 	}
-	rc = run_staprun(s, ko);
+	ko = ko_named(s, name, ko, &tmp);
+	rc = ko ? run_staprun(s, ko) : 1;
 out:
 	tmpdir_done(s, tmp);
 	sb_free(&csrc);
