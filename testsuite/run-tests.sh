@@ -89,6 +89,8 @@ unit_tests()
 		"$TAPIR_SRCDIR"
 	component "unit/test-stap-signals" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-stap-signals.sh" "$STAP"
+	component "unit/test-remote" bash \
+		"$TAPIR_SRCDIR/testsuite/unit/test-remote.sh" "$STAP"
 	component "unit/test-listings" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-listings.sh" "$STAP" \
 		"$TAPIR_SRCDIR"
@@ -145,6 +147,9 @@ kernel_tests()
 		"$TAPIR_SRCDIR/testsuite/kernel/transport/check.sh"
 	# the runtime's uprobes, user memory and -c/-x, without the translator
 	component uprobe bash "$TAPIR_SRCDIR/testsuite/kernel/uprobe/check.sh"
+	# stap --remote to a 6.1 and a 6.12 guest at once, over ssh
+	component remote env STAP="$STAP" STAPRUN="$STAPRUN" bash \
+		"$TAPIR_SRCDIR/testsuite/kernel/remote/check.sh"
 	# scripts run end to end with exact expected output
 	component run env STAP="$STAP" STAPRUN="$STAPRUN" bash \
 		"$TAPIR_SRCDIR/testsuite/run/check-run.sh"

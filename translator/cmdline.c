@@ -44,7 +44,6 @@
 
 /* Why an option is refused: in its message and in --help. */
 #define WHY_SERVER "modules are always built locally"
-#define WHY_REMOTE "scripts run locally; see --vm"
 #define WHY_RUNTIME "only the kernel runtime exists"
 #define WHY_BENCH "there is no built-in SDT benchmark"
 
@@ -591,6 +590,74 @@ static int opt_vm(struct cl_state *st, const char *arg)
 	return 0;
 }
 
+/* [ssh://][USER@]HOST[:PORT], HOST a name, an IPv4 address or an IPv6
+ * one in brackets; or direct://.
+ */
+const char *cmdline_remote_url(struct arena *a, const char *url,
+			       struct remote_url *u)
+{
+	const char *p = url, *at, *end;
+
+	memset(u, 0, sizeof(*u));
+	if (!strcmp(url, "direct://")) {
+		u->direct = true;
+		return NULL;
+	}
+	if (!strncmp(p, "ssh://", 6))
+		p += 6;
+	else if (strstr(p, "://"))
+		return "only ssh:// and direct:// are supported";
+	at = strrchr(p, '@');
+	if (at) {
+		if (at == p)
+			return "empty user name";
+		u->user = arena_strndup(a, p, (size_t)(at - p));
+		p = at + 1;
+	}
+	if (*p == '[') {
+		end = strchr(p, ']');
+		if (!end || end == p + 1)
+			return "unterminated IPv6 address";
+		u->host = arena_strndup(a, p + 1, (size_t)(end - p - 1));
+		p = end + 1;
+		if (*p && *p != ':')
+			return "text after the IPv6 address";
+	} else {
+		end = p + strcspn(p, ":/");
+		u->host = arena_strndup(a, p, (size_t)(end - p));
+		p = end;
+	}
+	if (*p == ':') {
+		u->port = ++p;
+		if (!re_match("^[0-9]{1,5}$", p) || atoi(p) == 0 ||
+		    atoi(p) > 65535)
+			return "the port must be a number from 1 to 65535";
+	} else if (*p == '/' && !p[1]) {
+		/* ssh://host/ */
+	} else if (*p) {
+		return "unexpected text after the host";
+	}
+	if (!*u->host)
+		return "no host";
+	if (u->host[0] == '-' || strpbrk(u->host, " \t'\"\\$;&|<>`"))
+		return "not a host name";
+	if (u->user && (u->user[0] == '-' ||
+			strpbrk(u->user, " \t'\"\\$;&|<>`:/")))
+		return "not a user name";
+	return NULL;
+}
+
+static int opt_remote(struct cl_state *st, const char *arg)
+{
+	struct remote_url u;
+	const char *why = cmdline_remote_url(st->s->arena, arg, &u);
+
+	if (why)
+		return usage_error("invalid --remote '%s': %s", arg, why);
+	vec_push(st->s->arena, &st->o->remotes, (void *)arg);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* The rc file                                                        */
 
@@ -853,6 +920,13 @@ static const struct cl_opt options[] = {
 	     "(no WHEN means always)"),
 	CALL("vm", 0, OPT, opt_vm, "KVER",
 	     "run the script in a QEMU VM booting KVER"),
+	CALL("remote", 0, REQ, opt_remote, "URL",
+	     "run on [ssh://][USER@]HOST[:PORT] over ssh, or\n"
+	     "here with direct:// (repeatable)"),
+	FLAG("remote-prefix", 0, remote_prefix,
+	     "prefix each line of remote output with \"N: \""),
+	STR("remote-staprun", 0, remote_staprun, "PATH",
+	    "run staprun from PATH on the hosts"),
 
 	HEAD("Recognised, but not provided by tapir:"),
 	REFUSE("use-server", OPT, "SERVER", WHY_SERVER),
@@ -861,8 +935,6 @@ static const struct cl_opt options[] = {
 	REFUSE("list-servers", OPT, "WHICH", WHY_SERVER),
 	REFUSE("trust-servers", OPT, "SPEC", WHY_SERVER),
 	REFUSE("client-options", NO, NULL, WHY_SERVER),
-	REFUSE("remote", REQ, "URL", WHY_REMOTE),
-	REFUSE("remote-prefix", NO, NULL, WHY_REMOTE),
 	REFUSE("dyninst", NO, NULL, WHY_RUNTIME),
 	REFUSE("bpf", NO, NULL, WHY_RUNTIME),
 	REFUSE("download-debuginfo", OPT, "WHEN",
@@ -1083,6 +1155,28 @@ static int check_listing(struct cl_state *st)
 	return 0;
 }
 
+/* The kernel, the listing and the way of running come from the hosts
+ * under --remote.
+ */
+static int check_remote(struct cl_state *st)
+{
+	struct stap_options *o = st->o;
+
+	if (o->use_vm)
+		return usage_error("--remote cannot be used with --vm");
+	if (o->kernel_release || o->kernel_build_dir)
+		return usage_error("--remote cannot be used with -r: each "
+				   "host's kernel is asked for");
+	if (st->list_modes)
+		return usage_error("--remote cannot be used with -l, -L or "
+				   "--dump-*");
+	if (o->interactive)
+		return usage_error("--remote cannot be used with -i");
+	if (o->sysroot)
+		return usage_error("--remote cannot be used with --sysroot");
+	return 0;
+}
+
 static int check_combinations(struct cl_state *st)
 {
 	struct stap_options *o = st->o;
@@ -1108,6 +1202,8 @@ static int check_combinations(struct cl_state *st)
 		return usage_error("--sysenv needs --sysroot");
 	if (o->json && o->bulk)
 		return usage_error("--json cannot be used with -b");
+	if (o->remotes.n)
+		return check_remote(st);
 	return 0;
 }
 

@@ -25,6 +25,18 @@ enum {
  */
 int cmdline_parse(struct session *s, int argc, char **argv);
 
+/* A --remote URL taken apart: NULL, or why it is not one.  Strings
+ * come from the arena; user and port are NULL when not given.
+ */
+struct remote_url {
+	bool direct;		/* direct:// */
+	const char *user;
+	const char *host;
+	const char *port;
+};
+const char *cmdline_remote_url(struct arena *a, const char *url,
+			       struct remote_url *u);
+
 /* The --help text (stdout) and the -V text. */
 void cmdline_usage(FILE *out);
 void cmdline_version(FILE *out);

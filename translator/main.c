@@ -14,6 +14,7 @@
 #include "parse.h"
 #include "target.h"
 #include "provider.h"
+#include "remote.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -431,7 +432,7 @@ static const char *vm_script(struct session *s)
 	return PKGDATADIR "/vm/stap-vm.sh";
 }
 
-static const char *staprun_path(struct session *s)
+const char *driver_staprun_path(struct session *s)
 {
 	const char *p = getenv("SYSTEMTAP_STAPRUN");
 
@@ -453,6 +454,42 @@ static const char *staprun_path(struct session *s)
 		}
 	}
 	return "staprun";
+}
+
+/* The options of staprun that follow from stap's, before the module. */
+void driver_staprun_opts(struct session *s, struct vec *args)
+{
+	int i;
+
+	for (i = 0; i < s->opt.verbose; i++)
+		vec_push(s->arena, args, "-v");
+	if (s->opt.output_file) {
+		vec_push(s->arena, args, "-o");
+		vec_push(s->arena, args, (void *)s->opt.output_file);
+	}
+	if (s->opt.target_cmd) {
+		vec_push(s->arena, args, "-c");
+		vec_push(s->arena, args, (void *)s->opt.target_cmd);
+	}
+	if (s->opt.target_pid) {
+		vec_push(s->arena, args, "-x");
+		vec_push(s->arena, args,
+			 arena_printf(s->arena, "%ld", s->opt.target_pid));
+	}
+	if (s->opt.timeout_secs) {
+		vec_push(s->arena, args, "-T");
+		vec_push(s->arena, args,
+			 arena_printf(s->arena, "%ld", s->opt.timeout_secs));
+	}
+	if (s->opt.buffer_mb) {
+		vec_push(s->arena, args, "-s");
+		vec_push(s->arena, args,
+			 arena_printf(s->arena, "%d", s->opt.buffer_mb));
+	}
+	if (s->opt.bulk)
+		vec_push(s->arena, args, "-b");
+	if (procfs_reads_stdin(s))
+		vec_push(s->arena, args, "-i");
 }
 
 /* staprun, while pass 5 runs it: the signals that stop a script reach
@@ -507,36 +544,8 @@ static int run_staprun(struct session *s, const char *ko)
 		vec_push(s->arena, &args, (void *)s->kernel_vr);
 		vec_push(s->arena, &args, (void *)ko);
 	}
-	vec_push(s->arena, &args, (void *)staprun_path(s));
-	for (i = 0; i < s->opt.verbose; i++)
-		vec_push(s->arena, &args, "-v");
-	if (s->opt.output_file) {
-		vec_push(s->arena, &args, "-o");
-		vec_push(s->arena, &args, (void *)s->opt.output_file);
-	}
-	if (s->opt.target_cmd) {
-		vec_push(s->arena, &args, "-c");
-		vec_push(s->arena, &args, (void *)s->opt.target_cmd);
-	}
-	if (s->opt.target_pid) {
-		vec_push(s->arena, &args, "-x");
-		vec_push(s->arena, &args,
-			 arena_printf(s->arena, "%ld", s->opt.target_pid));
-	}
-	if (s->opt.timeout_secs) {
-		vec_push(s->arena, &args, "-T");
-		vec_push(s->arena, &args,
-			 arena_printf(s->arena, "%ld", s->opt.timeout_secs));
-	}
-	if (s->opt.buffer_mb) {
-		vec_push(s->arena, &args, "-s");
-		vec_push(s->arena, &args,
-			 arena_printf(s->arena, "%d", s->opt.buffer_mb));
-	}
-	if (s->opt.bulk)
-		vec_push(s->arena, &args, "-b");
-	if (procfs_reads_stdin(s))
-		vec_push(s->arena, &args, "-i");
+	vec_push(s->arena, &args, (void *)driver_staprun_path(s));
+	driver_staprun_opts(s, &args);
 	if (!s->opt.use_vm)
 		vec_push(s->arena, &args, (void *)ko);
 	else
@@ -574,6 +583,31 @@ static int run_staprun(struct session *s, const char *ko)
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 1;
+}
+
+/* staprun (and the guest of --vm) take the module's name from its
+ * file: a cached module, stored under its whole key, is run through a
+ * link NAME.ko in the temporary directory.
+ */
+static const char *ko_named(struct session *s, const char *name,
+			    const char *ko, const char **tmp)
+{
+	const char *base = strrchr(ko, '/') ? strrchr(ko, '/') + 1 : ko;
+	const char *link;
+
+	if (!strcmp(base, arena_printf(s->arena, "%s.ko", name)))
+		return ko;
+	if (!*tmp)
+		*tmp = tmpdir_new(s);
+	if (!*tmp)
+		return NULL;
+	link = arena_printf(s->arena, "%s/%s.ko", *tmp, name);
+	if (symlink(ko, link) < 0) {
+		diag_error_noloc(s, "cannot link '%s' to '%s': %s", link, ko,
+				 strerror(errno));
+		return NULL;
+	}
+	return link;
 }
 
 static int run_backend(struct session *s)
@@ -629,6 +663,17 @@ static int run_backend(struct session *s)
 	}
 	clock_report(s, 4, arena_printf(s->arena, "compiled C into \"%s\"",
 		     ko), &c);
+	if (s->opt.last_pass == 4 && s->remote_build) {
+		/* --remote: the driver's parent copies it to the hosts */
+		s->built_ko = ko;
+		s->built_name = name;
+		if (tmp && !strncmp(ko, tmp, strlen(tmp))) {
+			s->built_tmp = tmp;
+			tmp = NULL;
+		}
+		rc = 0;
+		goto out;
+	}
 	if (s->opt.last_pass == 4) {
 		printf("%s\n", ko);
 		rc = 0;
@@ -636,14 +681,15 @@ static int run_backend(struct session *s)
 			tmp = NULL;	/* the printed path must stay */
 		goto out;
 	}
-	rc = run_staprun(s, ko);
+	ko = ko_named(s, name, ko, &tmp);
+	rc = ko ? run_staprun(s, ko) : 1;
 out:
 	tmpdir_done(s, tmp);
 	sb_free(&csrc);
 	return rc;
 }
 
-static int run_passes(struct session *s)
+int driver_run_passes(struct session *s)
 {
 	struct pass_clock c;
 	struct strbuf sb;
@@ -706,6 +752,10 @@ int main(int argc, char **argv)
 		if (rc || done)
 			goto out;
 	}
+	if (s.opt.remotes.n) {
+		rc = remote_run(&s);
+		goto out;
+	}
 	if (s.opt.use_vm && !*s.opt.vm_kernel && !s.opt.kernel_release &&
 	    !s.opt.kernel_build_dir) {
 		s.opt.vm_kernel = pick_vm_kernel(&s);
@@ -728,7 +778,7 @@ int main(int argc, char **argv)
 	else if (s.opt.list_pattern)
 		rc = list_probes(&s);
 	else
-		rc = run_passes(&s);
+		rc = driver_run_passes(&s);
 out:
 	fflush(stdout);
 	target_session_free(&s);

@@ -79,6 +79,9 @@ struct stap_options {
 	struct vec modinfo;		/* --modinfo N=V */
 	const char *vm_kernel;		/* --vm[=KVER]; "" = default */
 	bool use_vm;
+	struct vec remotes;		/* --remote URL (const char *) */
+	bool remote_prefix;		/* --remote-prefix */
+	const char *remote_staprun;	/* --remote-staprun PATH */
 	int rlimit_as, rlimit_cpu, rlimit_nproc, rlimit_stack, rlimit_fsize;
 	struct vec args;		/* script arguments $1..$N */
 };
@@ -118,6 +121,11 @@ struct session {
 	struct sc_table *syscalls32;	/* and its 32-bit (compat) ones */
 	struct vec user_objs;		/* struct uelf *: programs and
 					 * libraries of process probes */
+	/* pass 4 for --remote (remote.c) */
+	bool remote_build;		/* leave the module to the caller */
+	const char *built_ko;		/* the module built */
+	const char *built_name;		/* the name the kernel knows it by */
+	const char *built_tmp;		/* its directory to remove, or NULL */
 	/* diagnostics */
 	int errors;
 	int warnings;

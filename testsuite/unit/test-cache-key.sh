@@ -82,6 +82,15 @@ inode=$(stat -c %i "$ko" 2>/dev/null)
 	[ "$(tail -n 1 "$tmp/out")" = "$ko" ] &&
 	[ "$(stat -c %i "$ko")" = "$inode" ]
 result $? "the second -p4 is a cache hit (the same file)"
+# pass 5 names the module's file as the kernel will know it: staprun
+# takes the name from there (a stand-in staprun prints what it got)
+printf '#!/bin/sh\nfor a; do m=$a; done\necho "${m##*/} $(wc -c <"$m")"\n' \
+	>"$tmp/staprun"
+chmod +x "$tmp/staprun"
+SYSTEMTAP_STAPRUN=$tmp/staprun "$stap" -r "$kver" -e "$script" \
+	>"$tmp/out" 2>&1 &&
+	grep -qx "${a}\.ko $(wc -c <"$ko")" "$tmp/out"
+result $? "pass 5 of a cached module runs it as $a.ko"
 
 echo "1..$n"
 [ "$failed" = 0 ]

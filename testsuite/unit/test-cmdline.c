@@ -437,6 +437,69 @@ static void test_json(void)
 }
 
 /* Every option of the reference must be known (rc 0), or refused. */
+/* --remote URLs: what is taken apart how, and what is refused. */
+static void test_remote(void)
+{
+	static const struct {
+		const char *url, *user, *host, *port;
+	} good[] = {
+		{ "h", NULL, "h", NULL },
+		{ "ssh://h", NULL, "h", NULL },
+		{ "ssh://h/", NULL, "h", NULL },
+		{ "root@10.0.0.2:2222", "root", "10.0.0.2", "2222" },
+		{ "ssh://a.b@host.example:22", "a.b", "host.example", "22" },
+		{ "[::1]:2022", NULL, "::1", "2022" },
+		{ "ssh://u@[fe80::1]", "u", "fe80::1", NULL },
+	};
+	static const char *const bad[] = {
+		"", "ssh://", "@h", "h:", "h:0", "h:65536", "h:22x", "h:-1",
+		"-oProxyCommand=x", "http://h", "[::1", "[]", "[::1]x",
+		"h;reboot", "u'x@h", "h/path",
+	};
+	struct remote_url u;
+	size_t i;
+	bool ok = true;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		const char *why = cmdline_remote_url(cur->arena, good[i].url,
+						     &u);
+
+		if (why || u.direct || strcmp(u.host, good[i].host) ||
+		    !!u.user != !!good[i].user ||
+		    (u.user && strcmp(u.user, good[i].user)) ||
+		    !!u.port != !!good[i].port ||
+		    (u.port && strcmp(u.port, good[i].port))) {
+			tap_diag("%s: %s", good[i].url, why ? why : "parts");
+			ok = false;
+		}
+	}
+	check(ok, "--remote: [ssh://][USER@]HOST[:PORT] taken apart");
+	check(!cmdline_remote_url(cur->arena, "direct://", &u) && u.direct,
+	      "--remote: direct://");
+	ok = true;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (P("--remote", bad[i], "-e", "x", NULL) != 1 ||
+		    !has(err, "stap: invalid --remote '")) {
+			tap_diag("%s: %s", bad[i], err);
+			ok = false;
+		}
+	}
+	check(ok, "--remote: bad URLs are usage errors");
+	check(P("--remote=a", "--remote", "b", "--remote-prefix",
+		"--remote-staprun=/opt/staprun", "-e", "x", NULL) == 0 &&
+	      cur->opt.remotes.n == 2 && cur->opt.remote_prefix &&
+	      !strcmp(cur->opt.remote_staprun, "/opt/staprun") &&
+	      !strcmp(vec_get(&cur->opt.remotes, 1), "b"),
+	      "--remote is repeatable");
+	check(P("--remote=a", "--vm", "-e", "x", NULL) == 1 &&
+	      has(err, "--remote cannot be used with --vm") &&
+	      P("--remote=a", "-r", "6.1.0-1-amd64", "-e", "x", NULL) == 1 &&
+	      has(err, "--remote cannot be used with -r") &&
+	      P("--remote=a", "-l", "begin", NULL) == 1 &&
+	      has(err, "--remote cannot be used with -l"),
+	      "--remote with --vm, -r or -l is refused");
+}
+
 static void test_every_option(void)
 {
 	static const char *const known[][3] = {
@@ -457,13 +520,14 @@ static void test_every_option(void)
 		{ "--modinfo", "a=b" }, { "--rlimit-as=1" },
 		{ "--rlimit-cpu=1" }, { "--rlimit-nproc=1" },
 		{ "--rlimit-stack=1" }, { "--rlimit-fsize=1" }, { "--vm" },
-		{ "--interactive" },
+		{ "--interactive" }, { "--remote=ssh://h" },
+		{ "--remote", "h" }, { "--remote-prefix" },
 	};
 	static const char *const refused[] = {
 		"--use-server", "--use-server=host:4000",
 		"--use-server-on-error", "--use-server-on-error=yes",
 		"--list-servers", "--list-servers=all", "--trust-servers",
-		"--trust-servers=ssl", "--remote=ssh://h", "--remote-prefix",
+		"--trust-servers=ssl",
 		"--dyninst", "--runtime=dyninst", "--download-debuginfo",
 		"--download-debuginfo=yes", "--client-options",
 		"--benchmark-sdt", "--benchmark-sdt-loops=10",
@@ -499,7 +563,7 @@ static void test_every_option(void)
 			ok = false;
 		}
 	}
-	check(ok, "servers, remote, dyninst and the rest are refused");
+	check(ok, "servers, dyninst and the rest are refused");
 	check(P("-a", "arm64", "-e", "x", NULL) == 1 &&
 	      has(err, "stap: option '-a arm64' is not supported by tapir"),
 	      "-a arm64 is refused");
@@ -737,6 +801,7 @@ int main(void)
 	test_modes();
 	test_json();
 	test_every_option();
+	test_remote();
 	test_getopt_errors();
 	test_help_version();
 	test_rc_file();
