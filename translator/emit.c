@@ -3380,18 +3380,28 @@ static bool lock_stmt_cb(struct elab_walk *w, struct stmt *st)
 	return true;
 }
 
-static void lock_walk_func(struct lock_walk *lw, struct func *f)
+/* Whether a walk over the functions a handler calls meets g for the
+ * first time (each is walked once, also when it recurses); records it.
+ */
+static bool func_first_visit(struct arena *a, struct vec *seen,
+			     struct func *g)
 {
 	int i;
+
+	for (i = 0; i < seen->n; i++)
+		if (seen->items[i] == g)
+			return false;
+	vec_push(a, seen, g);
+	return true;
+}
+
+static void lock_walk_func(struct lock_walk *lw, struct func *f)
+{
 	struct func *g;
 
 	for (g = f; g; g = g->next_overload) {
-		for (i = 0; i < lw->seen_funcs.n; i++)
-			if (lw->seen_funcs.items[i] == g)
-				break;
-		if (i < lw->seen_funcs.n)
+		if (!func_first_visit(lw->em->s->arena, &lw->seen_funcs, g))
 			continue;
-		vec_push(lw->em->s->arena, &lw->seen_funcs, g);
 		if (g->body)
 			elab_walk_stmt(&lw->w, g->body);
 		elab_pragma_globals(lw->em->s, g->code, "read",
@@ -3415,15 +3425,10 @@ struct print_walk {
 static void print_walk_func(struct print_walk *pw, struct func *f)
 {
 	struct func *g;
-	int i;
 
 	for (g = f; g && !pw->prints; g = g->next_overload) {
-		for (i = 0; i < pw->seen.n; i++)
-			if (pw->seen.items[i] == g)
-				break;
-		if (i < pw->seen.n)
+		if (!func_first_visit(pw->em->s->arena, &pw->seen, g))
 			continue;
-		vec_push(pw->em->s->arena, &pw->seen, g);
 		/* pure embedded C has no effect but its value */
 		if (g->code && !g->pure)
 			pw->prints = true;
@@ -3483,7 +3488,6 @@ static bool bound_expr_cb(struct elab_walk *w, struct expr *e)
 {
 	struct bound_walk *bw = (struct bound_walk *)w;
 	struct func *g;
-	int i;
 
 	if (e->kind != EX_CALL || !e->func)
 		return bw->bounded;
@@ -3492,12 +3496,8 @@ static bool bound_expr_cb(struct elab_walk *w, struct expr *e)
 		return false;
 	}
 	for (g = e->func; g && bw->bounded; g = g->next_overload) {
-		for (i = 0; i < bw->seen.n; i++)
-			if (bw->seen.items[i] == g)
-				break;
-		if (i < bw->seen.n)
+		if (!func_first_visit(bw->em->s->arena, &bw->seen, g))
 			continue;
-		vec_push(bw->em->s->arena, &bw->seen, g);
 		if (g->body)
 			elab_walk_stmt(&bw->w, g->body);
 	}
