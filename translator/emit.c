@@ -135,13 +135,42 @@ static void line(struct emitter *em, const char *fmt, ...)
 	sb_putc(&em->b->text, '\n');
 }
 
+/* How generated C names a source file: a tapset file by its path under
+ * the tapset directory (or the -I directory) it came from, so that the
+ * module does not depend on where the library is installed; the
+ * script as the user named it.
+ */
+static const char *src_name(struct emitter *em, const struct srcfile *f)
+{
+	const struct session *s = em->s;
+	const char *root;
+	size_t n;
+	int i;
+
+	if (!f)
+		return "?";
+	if (!f->is_tapset)
+		return f->name;
+	for (i = -1; i < s->opt.include_dirs.n; i++) {
+		root = i < 0 ? s->tapset_dir :
+			(const char *)vec_get(&s->opt.include_dirs, i);
+		if (!root)
+			continue;
+		n = strlen(root);
+		while (n > 1 && root[n - 1] == '/')
+			n--;
+		if (strncmp(f->name, root, n) == 0 && f->name[n] == '/')
+			return f->name + n + 1;
+	}
+	return f->name;
+}
+
 /* "WHAT at FILE:LINE:COL", the place a run-time error names. */
 static const char *at_loc(struct emitter *em, const char *what,
 			  struct loc loc)
 {
 	return arena_printf(em->s->arena, "%s at %s:%d:%d", what,
-			    loc.file ? loc.file->name : "?", loc.line,
-			    loc.col);
+			    src_name(em, loc.file), loc.line, loc.col);
 }
 
 /* "identifier 'x' at file:line:col", as run-time errors quote it. */
@@ -2786,8 +2815,8 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 		  "\t.pp = ", dp->index);
 	sb_c_string(d, dp->name);
 	sb_puts(d, ",\n\t.location = ");
-	sb_c_string(d, arena_printf(em->s->arena, "%s:%d:%d", l->file ?
-				l->file->name : "?", l->line, l->col));
+	sb_c_string(d, arena_printf(em->s->arena, "%s:%d:%d",
+				src_name(em, l->file), l->line, l->col));
 	sb_printf(d, ",\n\t.index = %d,\n\t.type = %s,\n"
 		  "\t.handler = %s,\n};\n\n", dp->index,
 		  dp->prov && dp->prov->entry_type ? dp->prov->entry_type :
@@ -4030,7 +4059,7 @@ static void gen_probe_table(struct emitter *em, struct strbuf *o)
 		sb_c_string(o, dp->name);
 		sb_puts(o, ",\n\t\t.location = ");
 		sb_c_string(o, arena_printf(s->arena, "%s:%d:%d",
-					l->file ? l->file->name : "?", l->line,
+					src_name(em, l->file), l->line,
 					l->col));
 		sb_printf(o, ",\n\t\t.index = %d,\n\t\t.type = %s,\n"
 			  "\t\t.handler = stp_probe_%d,\n", i,
@@ -4189,7 +4218,7 @@ static void gen_embeds(struct emitter *em, struct strbuf *o)
 		const struct embedded *e = s->embeds.items[i];
 
 		sb_printf(o, "/* embedded C from %s:%d */\n%s\n\n",
-			  e->file && e->file->src ? e->file->src->name : "?",
+			  src_name(em, e->file ? e->file->src : NULL),
 			  e->loc.line, e->code);
 	}
 }
