@@ -32,6 +32,8 @@ struct body {
 	int label_seq;
 	const char *err_label;
 	bool uses_out;
+	bool uses_locals;		/* reads or writes its frame, l */
+	size_t locals_at;		/* where l is declared, when it is */
 	struct vec iterating;		/* stat arrays of enclosing foreach */
 };
 
@@ -212,6 +214,7 @@ static const char *new_tmp(struct emitter *em)
 
 	if (b->tmp_next > b->tmp_max)
 		b->tmp_max = b->tmp_next;
+	b->uses_locals = true;
 	return arena_printf(em->s->arena, "l->__tmp[%d]", n);
 }
 
@@ -236,6 +239,7 @@ static const char *var_cname(struct emitter *em, const struct vardecl *v)
 {
 	if (v->priv)
 		return v->priv;
+	em->b->uses_locals = true;
 	return arena_printf(em->s->arena, "l->l_%s", v->name);
 }
 
@@ -2376,6 +2380,7 @@ static void gen_return(struct emitter *em, const struct stmt *st)
 		line(em, "%s", o.buf);
 		sb_free(&o);
 	} else if (st->expr) {
+		em->b->uses_locals = true;
 		sb_init(&o);
 		if (st->expr->type == TY_STRING) {
 			sb_puts(&o, "_stp_strcpy(l->__retvalue, ");
@@ -2664,11 +2669,29 @@ static void init_locals(struct emitter *em, const struct body *b)
 	for (i = 0; i < b->locals->n; i++) {
 		const struct vardecl *v = b->locals->items[i];
 
+		em->b->uses_locals = true;
 		if (v->type == TY_STRING)
 			line(em, "l->l_%s[0] = '\\0';", v->name);
 		else
 			line(em, "l->l_%s = 0;", v->name);
 	}
+}
+
+/* Declare the frame pointer l at the top of b's C function, once the
+ * body is written and it is known whether anything uses it.
+ */
+static void declare_locals(struct body *b, const char *decl)
+{
+	struct strbuf t;
+
+	if (!b->uses_locals)
+		return;
+	sb_init(&t);
+	sb_putn(&t, b->text.buf, b->locals_at);
+	sb_puts(&t, decl);
+	sb_puts(&t, b->text.buf + b->locals_at);
+	sb_free(&b->text);
+	b->text = t;
 }
 
 static struct body *new_body(struct emitter *em, const char *cname,
@@ -2732,10 +2755,13 @@ static void gen_function(struct emitter *em, struct func *f)
 	em->b = b;
 	em->depth = 1;
 	sb_printf(&b->text, "static void %s(struct context *c)\n{\n", cn);
-	line(em, "struct %s *l = &c->func_locals[c->nesting].fn_%s;",
-	     b->locals_type, id);
-	line(em, "(void)l;");
+	b->locals_at = b->text.len;
 	if (f->code) {
+		/* the macros below name the frame */
+		b->uses_locals = f->params.n || f->type == TY_STRING ||
+				 f->type == TY_LONG || f->unmangled ||
+				 strstr(f->code, "STAP_RET") ||
+				 strstr(f->code, "l->");
 		/* embedded C: STAP_ARG_x, STAP_RETVALUE and friends */
 		for (i = 0; i < f->params.n; i++) {
 			const struct vardecl *p = f->params.items[i];
@@ -2782,6 +2808,9 @@ static void gen_function(struct emitter *em, struct func *f)
 	line(em, "out: __maybe_unused;");
 	line(em, "\t;");
 	sb_puts(&b->text, "}\n\n");
+	declare_locals(b, arena_printf(em->s->arena,
+		       "\tstruct %s *l = &c->func_locals[c->nesting].fn_%s;\n",
+		       b->locals_type, id));
 }
 
 /* A .return probe's entry handler: evaluates the @entry expressions and
@@ -2825,11 +2854,9 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	em->depth = 1;
 	sb_printf(&b->text, "/* entry of probe %s */\nstatic void %s(struct "
 		  "context *c)\n{\n", dp->name, cn);
-	line(em, "struct %s *l = &c->probe_locals.p%d_entry;",
-	     b->locals_type, dp->index);
+	b->locals_at = b->text.len;
 	line(em, "struct stp_entry_%d *d = (void *)%s;", dp->index,
 	     entry_data(dp));
-	line(em, "(void)l;");
 	line(em, "if (!stp_probe_%d_lock())", dp->index);
 	line(em, "\treturn;");
 	line(em, "c->locks = &stp_probe_%d_locks;", dp->index);
@@ -2850,6 +2877,9 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	em->depth = 1;
 	gen_unlock(em, dp);
 	sb_puts(&b->text, "}\n\n");
+	declare_locals(b, arena_printf(em->s->arena,
+		       "\tstruct %s *l = &c->probe_locals.p%d_entry;\n",
+		       b->locals_type, dp->index));
 }
 
 /* ------------------------------------------------------------------ */
@@ -2996,11 +3026,12 @@ static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
 	 */
 	sb_printf(&b->text, "/* probe %s */\nstatic inline void %s(struct context "
 		  "*c)\n{\n", dp->name, cn);
-	line(em, "struct %s *l = &c->probe_locals.p%d;", b->locals_type,
-	     dp->index);
-	line(em, "(void)l;");
+	b->locals_at = b->text.len;
 	init_locals(em, b);
 	gen_handler_run(em, dp);
+	declare_locals(b, arena_printf(em->s->arena,
+		       "\tstruct %s *l = &c->probe_locals.p%d;\n",
+		       b->locals_type, dp->index));
 	/* the lean copy: the same statements, no context and no MAXACTION
 	 * account
 	 */
