@@ -1033,19 +1033,21 @@ static const char *fn_id(struct emitter *em, const struct func *f)
 }
 
 /* One overload of a call: the arguments copied into f's frame, the
- * call, and its result kept in __r (a long) or res (a string temp).
+ * call, and its result kept in __r (a long) or res (a string temp);
+ * value says whether the caller uses the result.
  */
 static void gen_call_one(struct emitter *em, struct strbuf *o,
 			 const struct expr *e, const struct func *f,
-			 const char *res)
+			 const char *res, bool value)
 {
 	const char *id = fn_id(em, f);
+	bool frame = e->args.n || (value && (f->type == TY_STRING ||
+					     f->type == TY_LONG));
 	int i;
 
-	sb_printf(o, "{ struct stp_fn_%s_locals *__f = "
-		  "&c->func_locals[c->nesting + 1].fn_%s; ", id, id);
-	if (!e->args.n && f->type != TY_STRING && f->type != TY_LONG)
-		sb_puts(o, "(void)__f; ");
+	if (frame)
+		sb_printf(o, "{ struct stp_fn_%s_locals *__f = "
+			  "&c->func_locals[c->nesting + 1].fn_%s; ", id, id);
 	for (i = 0; i < e->args.n; i++) {
 		const struct vardecl *p = f->params.items[i];
 
@@ -1059,11 +1061,12 @@ static void gen_call_one(struct emitter *em, struct strbuf *o,
 	sb_c_string(o, where(em, e));
 	sb_printf(o, "; c->nesting++; stp_fn_%s(c); c->nesting--; "
 		  "if (unlikely(c->last_error)) %s; ", id, fail_jump(em));
-	if (f->type == TY_STRING)
+	if (value && f->type == TY_STRING)
 		sb_printf(o, "_stp_strcpy(%s, __f->__retvalue); ", res);
-	else if (f->type == TY_LONG)
+	else if (value && f->type == TY_LONG)
 		sb_puts(o, "__r = __f->__retvalue; ");
-	sb_puts(o, "} ");
+	if (frame)
+		sb_puts(o, "} ");
 }
 
 /* Arguments are evaluated into the caller's frame before any of them
@@ -1071,8 +1074,8 @@ static void gen_call_one(struct emitter *em, struct strbuf *o,
  * Overloads of the same arity run in priority order for as long as
  * each one ends with 'next'; when the last one does, the call fails.
  */
-static void gen_call(struct emitter *em, struct strbuf *o,
-		     const struct expr *e)
+static void gen_call_as(struct emitter *em, struct strbuf *o,
+		       const struct expr *e, bool value)
 {
 	const struct func *f = e->func, *g;
 	const char *res = NULL, *where;
@@ -1080,10 +1083,14 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 
 	if (!f) {
 		emit_error(em, e->loc, "unresolved function '%s'", e->name);
-		sb_puts(o, "0");
+		sb_puts(o, value ? "0" : ";");
 		return;
 	}
-	sb_puts(o, "({ ");
+	/* as a statement, a block only for the arguments' declarations */
+	if (value)
+		sb_puts(o, "({ ");
+	else if (e->args.n)
+		sb_puts(o, "{ ");
 	for (i = 0; i < e->args.n; i++) {
 		const struct expr *a = e->args.items[i];
 
@@ -1095,9 +1102,9 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 		gen_expr(em, o, a);
 		sb_puts(o, "; ");
 	}
-	if (f->type == TY_STRING)
+	if (value && f->type == TY_STRING)
 		res = new_tmp(em);
-	else
+	else if (value && f->type == TY_LONG)
 		sb_puts(o, "int64_t __r = 0; ");
 	/* reported at the function's name in its definition, as the
 	 * established tool checks the depth in the callee; the kernel
@@ -1113,10 +1120,10 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 		"_stp_error_at(c, \"MAXCALLSTACK exceeded\", ");
 	sb_c_string(o, where);
 	sb_printf(o, "); %s; } ", fail_jump(em));
-	gen_call_one(em, o, e, f, res);
+	gen_call_one(em, o, e, f, res, value);
 	for (g = f->next_overload; g; g = g->next_overload) {
 		sb_puts(o, "if (c->next) { c->next = 0; ");
-		gen_call_one(em, o, e, g, res);
+		gen_call_one(em, o, e, g, res, value);
 		sb_puts(o, "} ");
 	}
 	for (g = f; g && !g->has_next; g = g->next_overload)
@@ -1126,12 +1133,20 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 		raise_at(em, o, "all functions exhausted", e);
 		sb_puts(o, " } ");
 	}
-	if (f->type == TY_STRING)
+	if (!value)
+		sb_puts(o, e->args.n ? "}" : "");
+	else if (f->type == TY_STRING)
 		sb_printf(o, "%s; })", res);
 	else if (f->type == TY_LONG)
 		sb_puts(o, "__r; })");
 	else
-		sb_puts(o, "(void)__r; (int64_t)0; })");
+		sb_puts(o, "(int64_t)0; })");
+}
+
+static void gen_call(struct emitter *em, struct strbuf *o,
+		     const struct expr *e)
+{
+	gen_call_as(em, o, e, true);
 }
 
 static bool print_is_ln(const char *n)
@@ -2025,6 +2040,9 @@ static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 	sb_init(&o);
 	if (is_elem_write(e)) {
 		gen_elem_write(em, &o, e, false);
+	} else if (e->kind == EX_CALL) {
+		/* a call for its effect: no value, no statement expression */
+		gen_call_as(em, &o, e, false);
 	} else {
 		sb_puts(&o, "(void)");
 		gen_expr(em, &o, e);
