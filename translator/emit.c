@@ -77,6 +77,8 @@ struct group {
 static void gen_expr(struct emitter *em, struct strbuf *o,
 		     const struct expr *e);
 static void gen_stmt(struct emitter *em, const struct stmt *st);
+static void gen_print_as(struct emitter *em, struct strbuf *o,
+			 const struct expr *e, bool value);
 static const char *gen_agg_of(struct emitter *em, struct strbuf *o,
 			      const struct expr *s);
 static bool gen_counter_add(struct emitter *em, const struct expr *e);
@@ -1223,8 +1225,8 @@ static void gen_format_vals(struct emitter *em, struct strbuf *o,
 	for (i = 0; i < e->args.n; i++) {
 		const struct expr *a = e->args.items[i];
 
-		sb_printf(o, "%s __p%d = ", a->type == TY_STRING ?
-			  "const char *" : "int64_t", i);
+		sb_printf(o, "%s__p%d = ", a->type == TY_STRING ?
+			  "const char *" : "int64_t ", i);
 		gen_expr(em, o, a);
 		sb_puts(o, "; ");
 	}
@@ -1311,17 +1313,69 @@ static void gen_print_fault_check(struct emitter *em, struct strbuf *o,
 		  "\"kernel\", __fa); %s; } } ", fail_jump(em));
 }
 
+/* A value printf may take as it is: nothing to evaluate in order. */
+static bool print_arg_plain(const struct expr *a)
+{
+	if (a->kind == EX_NUM || a->kind == EX_STR)
+		return true;
+	return a->kind == EX_SYM && a->var && !a->var->is_global &&
+	       (a->type == TY_LONG || a->type == TY_STRING);
+}
+
+/* print or printf as a statement: the call itself, its arguments in
+ * place when they are plain values, else evaluated in order first.
+ */
+static void gen_print_stmt(struct emitter *em, struct strbuf *o,
+			   const struct expr *e, const char *f)
+{
+	bool plain = true;
+	int i;
+
+	for (i = 0; i < e->args.n; i++)
+		plain &= print_arg_plain(e->args.items[i]);
+	if (!plain) {
+		sb_puts(o, "{ ");
+		gen_format_vals(em, o, e);
+	}
+	sb_printf(o, "_stp_printf(\"%s\"", f);
+	if (plain) {
+		for (i = 0; i < e->args.n; i++) {
+			const struct expr *a = e->args.items[i];
+
+			if (a->kind == EX_NUM && a->num != INT64_MIN) {
+				sb_printf(o, ", (int64_t)%" PRId64, a->num);
+				continue;
+			}
+			sb_puts(o, ", ");
+			gen_expr(em, o, a);
+		}
+	} else {
+		gen_format_args(em, o, e);
+	}
+	sb_puts(o, "); ");
+	if (strstr(e->name, "printf") && format_reads_memory(em, f))
+		gen_print_fault_check(em, o, e);
+	if (!plain)
+		sb_puts(o, "}");
+}
+
 static void gen_print(struct emitter *em, struct strbuf *o,
 		      const struct expr *e)
+{
+	gen_print_as(em, o, e, true);
+}
+
+static void gen_print_as(struct emitter *em, struct strbuf *o,
+			 const struct expr *e, bool value)
 {
 	bool sform = e->name[0] == 's';
 	bool fmt = strstr(e->name, "printf") != NULL;
 	const char *f = fmt ? e->fmt : NULL;
 
 	if (!fmt && !sform && has_hist_arg(e)) {
-		sb_puts(o, "({ ");
+		sb_puts(o, value ? "({ " : "");
 		gen_print_values(em, o, e);
-		sb_puts(o, "(int64_t)0; })");
+		sb_puts(o, value ? "(int64_t)0; })" : "");
 		return;
 	}
 	if (!fmt) {
@@ -1332,6 +1386,10 @@ static void gen_print(struct emitter *em, struct strbuf *o,
 			return;
 		}
 		f = values_format(em, e);
+	}
+	if (!sform && !value) {
+		gen_print_stmt(em, o, e, f);
+		return;
 	}
 	if (!sform) {
 		sb_puts(o, "({ ");
@@ -2043,11 +2101,15 @@ static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 	} else if (e->kind == EX_CALL) {
 		/* a call for its effect: no value, no statement expression */
 		gen_call_as(em, &o, e, false);
+	} else if (e->kind == EX_PRINT && e->name[0] != 's') {
+		gen_print_as(em, &o, e, false);
 	} else {
 		sb_puts(&o, "(void)");
 		gen_expr(em, &o, e);
 		sb_putc(&o, ';');
 	}
+	while (o.len && o.buf[o.len - 1] == ' ')
+		o.buf[--o.len] = '\0';
 	line(em, "%s", o.buf);
 	sb_free(&o);
 }
