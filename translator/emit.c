@@ -66,6 +66,7 @@ struct emitter {
 	struct strbuf lit_tables;	/* literals of shared handlers */
 	const char **lits_of;		/* per probe: its literal table */
 	bool *counter;			/* per global: a counter (below) */
+	bool *lockfree;			/* per probe: takes no global lock */
 };
 
 /* The probes of a family that is emitted all at once. */
@@ -2898,6 +2899,7 @@ static void gen_function(struct emitter *em, struct func *f)
  * kretprobe instance, a uretprobe's frame).
  */
 static void gen_unlock(struct emitter *em, const struct derived_probe *dp);
+static void gen_lock(struct emitter *em, const struct derived_probe *dp);
 
 static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 {
@@ -2937,9 +2939,7 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	b->locals_at = b->text.len;
 	line(em, "struct stp_entry_%d *d = (void *)%s;", dp->index,
 	     entry_data(dp));
-	line(em, "if (!stp_probe_%d_lock())", dp->index);
-	line(em, "\treturn;");
-	line(em, "c->locks = &stp_probe_%d_locks;", dp->index);
+	gen_lock(em, dp);
 	for (i = 0; i < dp->entry_exprs.n; i++) {
 		const struct expr *e = dp->entry_exprs.items[i];
 		struct strbuf x;
@@ -3060,11 +3060,24 @@ bool emit_probe_lean(struct emitter *em, const struct derived_probe *dp)
 	return dp->lean;
 }
 
+/* The handler's globals, taken at its start (none, no code). */
+static void gen_lock(struct emitter *em, const struct derived_probe *dp)
+{
+	if (em->lockfree[dp->index])
+		return;
+	line(em, "if (!stp_probe_%d_lock())", dp->index);
+	line(em, "\treturn;");
+	if (!em->lean)
+		line(em, "c->locks = &stp_probe_%d_locks;", dp->index);
+}
+
 /* The release at the handler's end: a handler whose locks a page fault
  * made it let go of and could not take back (stp_mem.c) holds none.
  */
 static void gen_unlock(struct emitter *em, const struct derived_probe *dp)
 {
+	if (em->lockfree[dp->index])
+		return;
 	if (em->lean)
 		line(em, "stp_probe_%d_unlock();", dp->index);
 	else
@@ -3079,10 +3092,7 @@ static void gen_handler_run(struct emitter *em, struct derived_probe *dp)
 {
 	if (dp->cond)
 		line(em, "if (!(%s))\n\t\treturn;", cond_text(em, dp->cond));
-	line(em, "if (!stp_probe_%d_lock())", dp->index);
-	line(em, "\treturn;");
-	if (!em->lean)
-		line(em, "c->locks = &stp_probe_%d_locks;", dp->index);
+	gen_lock(em, dp);
 	gen_block_body(em, dp->body);
 	em->depth = 0;
 	line(em, "out: __maybe_unused;");
@@ -3520,12 +3530,14 @@ bool emit_probe_may_print(struct emitter *em, struct derived_probe *dp)
 	return pw.prints;
 }
 
-static void gen_locks(struct emitter *em, struct derived_probe *dp)
+/* The globals dp's handler reads or writes (through the functions it
+ * calls too) into lw, their indexes into taken.
+ */
+static void probe_globals(struct emitter *em, struct derived_probe *dp,
+			  struct lock_walk *lw_out, struct vec *taken)
 {
 	struct session *s = em->s;
 	struct lock_walk lw;
-	struct strbuf *o = &em->decls;
-	struct vec taken = { 0 };
 	int i, n = s->globals.n;
 
 	memset(&lw, 0, sizeof(lw));
@@ -3539,7 +3551,31 @@ static void gen_locks(struct emitter *em, struct derived_probe *dp)
 		elab_walk_expr(&lw.w, dp->cond);
 	for (i = 0; i < n; i++)
 		if (lw.write[i] || lw.read[i])
-			vec_push(s->arena, &taken, (void *)(intptr_t)i);
+			vec_push(s->arena, taken, (void *)(intptr_t)i);
+	*lw_out = lw;
+}
+
+/* Whether dp's handler touches no global: it then has no lock code. */
+static bool probe_lockfree(struct emitter *em, struct derived_probe *dp)
+{
+	struct lock_walk lw;
+	struct vec taken = { 0 };
+
+	probe_globals(em, dp, &lw, &taken);
+	return taken.n == 0;
+}
+
+static void gen_locks(struct emitter *em, struct derived_probe *dp)
+{
+	struct session *s = em->s;
+	struct lock_walk lw;
+	struct strbuf *o = &em->decls;
+	struct vec taken = { 0 };
+	int i;
+
+	if (em->lockfree[dp->index])
+		return;
+	probe_globals(em, dp, &lw, &taken);
 	sb_printf(o, "static bool stp_probe_%d_lock(void)\n{\n", dp->index);
 	for (i = 0; i < taken.n; i++) {
 		int g = (int)(intptr_t)taken.items[i];
@@ -4085,12 +4121,15 @@ static void share_handler(struct emitter *em, struct derived_probe *dp,
 	if (!em->share_defs.len)
 		sb_puts(&em->share_defs, "/* probes that run the handler and "
 			"lock functions of another */\n");
-	sb_printf(&em->share_defs, "#define stp_probe_%d stp_probe_%d\n"
-		  "#define stp_probe_%d_lock stp_probe_%d_lock\n"
-		  "#define stp_probe_%d_unlock stp_probe_%d_unlock\n"
-		  "#define stp_probe_%d_locks stp_probe_%d_locks\n",
-		  dp->index, sh->index, dp->index, sh->index, dp->index,
-		  sh->index, dp->index, sh->index);
+	sb_printf(&em->share_defs, "#define stp_probe_%d stp_probe_%d\n",
+		  dp->index, sh->index);
+	if (!em->lockfree[dp->index])
+		sb_printf(&em->share_defs,
+			  "#define stp_probe_%d_lock stp_probe_%d_lock\n"
+			  "#define stp_probe_%d_unlock stp_probe_%d_unlock\n"
+			  "#define stp_probe_%d_locks stp_probe_%d_locks\n",
+			  dp->index, sh->index, dp->index, sh->index,
+			  dp->index, sh->index);
 }
 
 /* The k-th probe's table of the literals that differ (slot[i] >= 0),
@@ -4309,10 +4348,11 @@ static void gen_prototypes(struct emitter *em, struct strbuf *o)
 	for (i = 0; i < em->s->probes.n; i++) {
 		const struct derived_probe *dp = em->s->probes.items[i];
 
-		sb_printf(o, "static bool stp_probe_%d_lock(void);\n"
-			  "static void stp_probe_%d_unlock(void);\n"
-			  "static const struct stp_lockset stp_probe_%d_locks;\n",
-			  i, i, i);
+		if (!em->lockfree[i])
+			sb_printf(o, "static bool stp_probe_%d_lock(void);\n"
+				  "static void stp_probe_%d_unlock(void);\n"
+				  "static const struct stp_lockset "
+				  "stp_probe_%d_locks;\n", i, i, i);
 		if (dp->lean)
 			sb_printf(o, "static void stp_probe_%d_lean(void);\n",
 				  i);
@@ -4572,6 +4612,7 @@ int emit_module(struct session *s, const char *module_name,
 	sb_init(&em.lit_tables);
 	em.lits_of = arena_alloc(s->arena, sizeof(*em.lits_of) *
 				 (size_t)(s->probes.n + 1));
+	em.lockfree = arena_alloc(s->arena, (size_t)s->probes.n + 1);
 	name_globals(&em);
 	find_counters(&em);
 	em.max_nesting = compute_nesting(s);
@@ -4583,6 +4624,7 @@ int emit_module(struct session *s, const char *module_name,
 
 		dp->index = i;
 		em.dp = dp;
+		em.lockfree[i] = probe_lockfree(&em, dp);
 		if (dp->entry_exprs.n)
 			gen_entry_body(&em, dp);
 		gen_probe_body(&em, dp);
