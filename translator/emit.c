@@ -3706,13 +3706,15 @@ static void sort_by_sequence(struct vec *v)
 }
 
 static void run_list(struct strbuf *o, const struct vec *v,
-		     const char *state)
+		     const char *state, int depth)
 {
 	int i;
 
-	for (i = 0; i < v->n; i++)
-		sb_printf(o, "\t_stp_probe_run(&stp_probes[%d], NULL, %s);\n",
+	for (i = 0; i < v->n; i++) {
+		sb_indent(o, depth);
+		sb_printf(o, "_stp_probe_run(&stp_probes[%d], NULL, %s);\n",
 			  ((struct derived_probe *)v->items[i])->index, state);
+	}
 }
 
 static const char *probe_type_of(const struct derived_probe *dp)
@@ -3942,9 +3944,24 @@ static void gen_final_json(struct emitter *em, struct strbuf *o)
 	sb_puts(o, "\t_stp_print_kind(STP_JSON_TEXT);\n}\n\n");
 }
 
+/* Whether the end of the run prints anything of its own. */
+static bool has_final_print(const struct emitter *em)
+{
+	const struct session *s = em->s;
+	int i;
+
+	if (s->opt.json)
+		return true;
+	for (i = 0; i < s->globals.n; i++)
+		if (wants_final_print(s->globals.items[i]))
+			return true;
+	return false;
+}
+
 static void gen_final_print(struct emitter *em, struct strbuf *o)
 {
 	struct session *s = em->s;
+	bool stats = false;
 	int i;
 
 	if (s->opt.json) {
@@ -3952,8 +3969,15 @@ static void gen_final_print(struct emitter *em, struct strbuf *o)
 		return;
 	}
 
-	sb_puts(o, "/* Globals the script wrote but never read. */\n"
-		"static void __maybe_unused\n"
+	if (!has_final_print(em))
+		return;
+	for (i = 0; i < s->globals.n; i++) {
+		const struct vardecl *v = s->globals.items[i];
+
+		stats |= wants_final_print(v) && is_stat_var(v);
+	}
+	if (stats)
+		sb_puts(o, "static void\n"
 		"stp_print_stat(const struct stp_stat_agg *a)\n"
 		"{\n"
 		"\tif (!a->count) {\n"
@@ -3961,11 +3985,11 @@ static void gen_final_print(struct emitter *em, struct strbuf *o)
 		"\t\treturn;\n"
 		"\t}\n"
 		"\t_stp_printf(\" @count=%d @min=%d @max=%d @sum=%d "
-		"@avg=%d\\n\", a->count, a->min, a->max, a->sum,\n"
+		"@avg=%d\\n\",\n\t\t    a->count, a->min, a->max, a->sum,\n"
 		"\t\t    div64_s64(a->sum, a->count));\n"
-		"}\n\n"
-		"static void stp_final_print(struct context *c)\n{\n"
-		"\t(void)c;\n");
+		"}\n\n");
+	sb_puts(o, "/* Globals the script wrote but never read. */\n"
+		"static void stp_final_print(struct context *c)\n{\n");
 	for (i = 0; i < s->globals.n; i++) {
 		const struct vardecl *v = s->globals.items[i];
 
@@ -3981,6 +4005,7 @@ static void gen_final_print(struct emitter *em, struct strbuf *o)
 static void gen_globals_init(struct emitter *em, struct strbuf *o)
 {
 	struct session *s = em->s;
+	bool fails = false;
 	int i;
 
 	sb_puts(o, "int stp_globals_init(void)\n{\n");
@@ -3988,6 +4013,7 @@ static void gen_globals_init(struct emitter *em, struct strbuf *o)
 		const struct vardecl *v = s->globals.items[i];
 		const char *n = v->priv;
 
+		fails |= is_array(v) || is_stat_var(v);
 		if (is_array(v))
 			sb_printf(o, "\t%s = _stp_map_new(&%s_desc);\n"
 				  "\tif (!%s)\n\t\tgoto fail;\n", n, n, n);
@@ -3995,14 +4021,18 @@ static void gen_globals_init(struct emitter *em, struct strbuf *o)
 			sb_printf(o, "\t%s = _stp_stat_new(&%s_desc);\n"
 				  "\tif (!%s)\n\t\tgoto fail;\n", n, n, n);
 	}
+	fails |= em->regexes.n > 0;
 	for (i = 0; i < em->regexes.n; i++) {
 		/* The literal keeps the script's C escapes: as it is */
 		sb_printf(o, "\tif (STP_REGEX_COMPILE(&stp_regex[%d], "
 			  "\"%s\"))\n\t\tgoto fail;\n", i,
 			  (const char *)em->regexes.items[i]);
 	}
-	sb_puts(o, "\treturn 0;\nfail: __maybe_unused\n\tstp_globals_free();\n"
-		"\treturn -ENOMEM;\n}\n\n");
+	if (fails)
+		sb_puts(o, "\treturn 0;\nfail:\n\tstp_globals_free();\n"
+			"\treturn -ENOMEM;\n}\n\n");
+	else
+		sb_puts(o, "\treturn 0;\n}\n\n");
 	sb_puts(o, "void stp_globals_free(void)\n{\n");
 	if (em->regexes.n)
 		sb_printf(o, "\tint i;\n\n\tfor (i = 0; i < %d; i++)\n"
@@ -4218,9 +4248,11 @@ static void gen_probe_table(struct emitter *em, struct strbuf *o)
 			sb_printf(o, "\t\t.lits = %s,\n", em->lits_of[i]);
 		sb_puts(o, "\t},\n");
 	}
-	sb_puts(o, "};\n\nstatic struct stp_probe stp_final_probe = {\n"
-		"\t.pp = \"end\",\n\t.type = STP_PROBE_END,\n"
-		"\t.handler = stp_final_print,\n};\n\n");
+	sb_puts(o, "};\n\n");
+	if (has_final_print(em))
+		sb_puts(o, "static struct stp_probe stp_final_probe = {\n"
+			"\t.pp = \"end\",\n\t.type = STP_PROBE_END,\n"
+			"\t.handler = stp_final_print,\n};\n\n");
 }
 
 static void gen_start_stop(struct emitter *em, struct strbuf *o)
@@ -4228,7 +4260,7 @@ static void gen_start_stop(struct emitter *em, struct strbuf *o)
 	sb_puts(o, "int stp_probes_start(void)\n{\n");
 	if (em->groups.n)
 		sb_puts(o, "\tint rc = 0;\n\n");
-	run_list(o, &em->begins, "STAP_SESSION_STARTING");
+	run_list(o, &em->begins, "STAP_SESSION_STARTING", 1);
 	sb_puts(o, "\tif (_stp_session_get_state() != STAP_SESSION_STARTING)\n"
 		"\t\treturn 0;\n");
 	sb_puts(o, em->gstarts.buf ? em->gstarts.buf : "");
@@ -4241,13 +4273,24 @@ static void gen_start_stop(struct emitter *em, struct strbuf *o)
 	sb_puts(o, "void stp_probes_stop(void)\n{\n");
 	sb_puts(o, em->gstops.buf ? em->gstops.buf : "");
 	sb_puts(o, em->stop.buf ? em->stop.buf : "");
-	sb_puts(o, "\tif (_stp_session_get_state() == STAP_SESSION_ERROR) {\n");
-	run_list(o, &em->errors, "STAP_SESSION_ERROR");
-	sb_puts(o, "\t} else {\n");
-	run_list(o, &em->ends, "STAP_SESSION_STOPPING");
-	/* like an end probe: not after an error */
-	sb_puts(o, "\t\t_stp_probe_run(&stp_final_probe, NULL, "
-		"STAP_SESSION_STOPPING);\n\t}\n}\n\n");
+	/* the final print is like an end probe: not after an error */
+	if (em->errors.n) {
+		sb_puts(o, "\tif (_stp_session_get_state() == "
+			"STAP_SESSION_ERROR) {\n");
+		run_list(o, &em->errors, "STAP_SESSION_ERROR", 2);
+		if (em->ends.n || has_final_print(em))
+			sb_puts(o, "\t} else {\n");
+	} else if (em->ends.n || has_final_print(em)) {
+		sb_puts(o, "\tif (_stp_session_get_state() != "
+			"STAP_SESSION_ERROR) {\n");
+	}
+	run_list(o, &em->ends, "STAP_SESSION_STOPPING", 2);
+	if (has_final_print(em))
+		sb_puts(o, "\t\t_stp_probe_run(&stp_final_probe, NULL, "
+			"STAP_SESSION_STOPPING);\n");
+	if (em->errors.n || em->ends.n || has_final_print(em))
+		sb_puts(o, "\t}\n");
+	sb_puts(o, "}\n\n");
 }
 
 /* matched() and ngroups() read the last =~ of the handler: then every
@@ -4344,7 +4387,8 @@ static void gen_prototypes(struct emitter *em, struct strbuf *o)
 
 		sb_printf(o, "static void %s(struct context *c);\n", b->cname);
 	}
-	sb_printf(o, "static void stp_final_print(struct context *c);\n");
+	if (has_final_print(em))
+		sb_puts(o, "static void stp_final_print(struct context *c);\n");
 	for (i = 0; i < em->s->probes.n; i++) {
 		const struct derived_probe *dp = em->s->probes.items[i];
 
