@@ -123,7 +123,9 @@ const char *emit_probe_ref(struct emitter *em, const struct derived_probe *dp)
 	return arena_printf(em->s->arena, "&stp_probes[%d]", dp->index);
 }
 
-/* A line of the current body at the current depth. */
+/* A line of the current body at the current depth; a preprocessor
+ * line starts in the first column.
+ */
 static void line(struct emitter *em, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -135,7 +137,8 @@ static void line(struct emitter *em, const char *fmt, ...)
 	va_start(ap, fmt);
 	text = arena_vprintf(em->s->arena, fmt, ap);
 	va_end(ap);
-	sb_indent(&em->b->text, em->depth);
+	if (text[0] != '#')
+		sb_indent(&em->b->text, em->depth);
 	sb_puts(&em->b->text, text);
 	sb_putc(&em->b->text, '\n');
 }
@@ -2866,7 +2869,6 @@ static void gen_function(struct emitter *em, struct func *f)
 		sb_putc(&b->text, '\n');
 		line(em, "}");
 		b->uses_out = true;
-		line(em, "goto out;");
 		for (i = 0; i < f->params.n; i++)
 			line(em, "#undef STAP_ARG_%s",
 			     ((struct vardecl *)f->params.items[i])->name);
@@ -2887,7 +2889,6 @@ static void gen_function(struct emitter *em, struct func *f)
 	}
 	em->depth = 0;
 	line(em, "out: __maybe_unused;");
-	line(em, "\t;");
 	sb_puts(&b->text, "}\n\n");
 	declare_locals(b, arena_printf(em->s->arena,
 		       "\tstruct %s *l = &c->func_locals[c->nesting].fn_%s;\n",
