@@ -3,20 +3,25 @@
  * Expressions are generated as GNU statement expressions, which come out
  * as one long line per script statement.  This pass breaks every such
  * line at its blocks and statements and indents it with tabs, the way a
- * person would have written it.  Only whitespace between tokens changes:
- * literals, comments and preprocessor lines are copied as they are, so
- * the code means the same before and after.
+ * person would have written it: one statement per line, the statement
+ * of a braceless if on the next line, and a line still wider than 80
+ * columns broken after the commas of its calls, continued under the
+ * open parenthesis.  Only whitespace between tokens changes: literals,
+ * comments and preprocessor lines are copied as they are, so the code
+ * means the same before and after.
  */
 #include "creflow.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-#define REFLOW_WIDTH	100
+#define REFLOW_WIDTH	80
 #define MAX_NEST	256
+#define MAX_SEGS	256
 
 enum nest {
 	N_PAREN,	/* ( ... ) or [ ... ] */
+	N_COND,		/* the ( ... ) of if, while or for */
 	N_BLOCK,	/* { ... } holding statements */
 	N_INIT,		/* { ... } of an initializer */
 };
@@ -27,6 +32,8 @@ struct reflow {
 	int sp;
 	int blocks;		/* N_BLOCK entries in stack */
 	int base;		/* leading tabs of the input line */
+	int extra;		/* the statement of a braceless if */
+	int extra_sp;		/* ... which ends at a ';' at this depth */
 	bool fresh;		/* nothing written on this output line yet */
 	char last;		/* last non-blank character written */
 	const char *word;	/* start of the last identifier written */
@@ -69,7 +76,7 @@ static void begin_text(struct reflow *r)
 {
 	if (!r->fresh)
 		return;
-	sb_indent(r->out, r->base + r->blocks);
+	sb_indent(r->out, r->base + r->blocks + r->extra);
 	r->fresh = false;
 }
 
@@ -186,7 +193,31 @@ static void reflow_line(struct strbuf *out, const char *p, const char *end)
 			p = skip_blanks(p + 1, end);
 			continue;
 		}
+		if (c == '(' && (top(&r) == N_BLOCK) && (word_is(&r, "if") ||
+		    word_is(&r, "while") || word_is(&r, "for"))) {
+			r.word = NULL;
+			push(&r, N_COND);
+			put(&r, p, 1);
+			p++;
+			continue;
+		}
 		r.word = NULL;
+		if (c == ')' && top(&r) == N_COND) {
+			pop(&r);
+			put(&r, p, 1);
+			q = skip_blanks(p + 1, end);
+			if (q < end && *q != '{' && *q != ';' &&
+			    top(&r) == N_BLOCK) {
+				/* if (x) stmt; -- the statement goes below */
+				newline(&r);
+				r.extra++;
+				r.extra_sp = r.sp;
+				p = q;
+			} else {
+				p++;
+			}
+			continue;
+		}
 		if (c == '(' || c == '[') {
 			push(&r, N_PAREN);
 		} else if (c == ')' || c == ']') {
@@ -216,6 +247,8 @@ static void reflow_line(struct strbuf *out, const char *p, const char *end)
 				pop(&r);
 		} else if (c == ';' && top(&r) == N_BLOCK) {
 			put(&r, p, 1);
+			if (r.sp == r.extra_sp)
+				r.extra = 0;
 			p = skip_blanks(p + 1, end);
 			if (p < end)
 				newline(&r);
@@ -228,25 +261,188 @@ static void reflow_line(struct strbuf *out, const char *p, const char *end)
 		newline(&r);
 }
 
+/* The column after the text p..end written from column col. */
+static int advance(int col, const char *p, const char *end)
+{
+	for (; p < end; p++)
+		col = *p == '\t' ? (col / 8 + 1) * 8 : col + 1;
+	return col;
+}
+
+/* A piece of a line that is not broken: it starts after ", " (or at
+ * the line's start) and is continued under the '(' at byte open of
+ * piece owner; or after the " = " of an assignment (owner -1), one tab
+ * in from the line.
+ */
+struct seg {
+	const char *p, *end;
+	int owner, open;
+	int col;		/* where it was written */
+};
+
+/* Write the line p..end, breaking it after the commas of its
+ * parentheses where it is wider than REFLOW_WIDTH; a piece that goes
+ * below starts under the '(' it is in, with tabs and then spaces.
+ */
+static void wrap_line(struct strbuf *out, const char *p, const char *end)
+{
+	struct seg seg[MAX_SEGS];
+	int stack[MAX_NEST][2], sp = 0, n = 1, i, col, at, t;
+	const char *q = p;
+	bool assigned = false;
+
+	seg[0].p = p;
+	seg[0].owner = -1;
+	while (q < end && n < MAX_SEGS) {
+		if (*q == '"' || *q == '\'') {
+			q = literal_end(q, end);
+			continue;
+		}
+		if (*q == '/' && q + 1 < end && (q[1] == '/' || q[1] == '*'))
+			break;		/* no break in or after a comment */
+		if (*q == '(' && sp < MAX_NEST) {
+			stack[sp][0] = n - 1;
+			stack[sp][1] = (int)(q - seg[n - 1].p);
+			sp++;
+		} else if (*q == ')' && sp > 0) {
+			sp--;
+		} else if (*q == '=' && sp == 0 && !assigned && q > p &&
+			   q[-1] == ' ' && q + 1 < end && q[1] == ' ') {
+			assigned = true;
+			seg[n - 1].end = q + 1;
+			seg[n].p = q + 2;
+			seg[n].owner = -1;
+			n++;
+			q += 2;
+			continue;
+		} else if (*q == ',' && sp > 0 && q + 1 < end && q[1] == ' ') {
+			seg[n - 1].end = q + 1;
+			seg[n].p = q + 2;
+			seg[n].owner = stack[sp - 1][0];
+			seg[n].open = stack[sp - 1][1];
+			n++;
+			q += 2;
+			continue;
+		}
+		q++;
+	}
+	seg[n - 1].end = end;
+	col = advance(0, seg[0].p, seg[0].end);
+	seg[0].col = 0;
+	sb_putn(out, seg[0].p, (size_t)(seg[0].end - seg[0].p));
+	for (i = 1; i < n; i++) {
+		const struct seg *o = &seg[seg[i].owner < 0 ? 0 : seg[i].owner];
+
+		if (advance(col + 1, seg[i].p, seg[i].end) <= REFLOW_WIDTH) {
+			sb_putc(out, ' ');
+			seg[i].col = col + 1;
+		} else {
+			if (seg[i].owner < 0)
+				at = advance(0, p, skip_blanks(p, end)) + 8;
+			else
+				at = advance(o->col, o->p,
+					     o->p + seg[i].open + 1);
+			sb_putc(out, '\n');
+			for (t = 0; t + 8 <= at; t += 8)
+				sb_putc(out, '\t');
+			for (; t < at; t++)
+				sb_putc(out, ' ');
+			seg[i].col = at;
+		}
+		sb_putn(out, seg[i].p, (size_t)(seg[i].end - seg[i].p));
+		col = advance(seg[i].col, seg[i].p, seg[i].end);
+	}
+}
+
+/* Whether a line ends inside a block comment, given whether it starts
+ * in one.
+ */
+static bool ends_in_comment(const char *p, const char *end, bool in)
+{
+	while (p < end) {
+		if (in) {
+			if (p + 1 < end && p[0] == '*' && p[1] == '/') {
+				in = false;
+				p += 2;
+				continue;
+			}
+			p++;
+		} else if (*p == '"' || *p == '\'') {
+			p = literal_end(p, end);
+		} else if (p + 1 < end && p[0] == '/' && p[1] == '/') {
+			return false;
+		} else if (p + 1 < end && p[0] == '/' && p[1] == '*') {
+			in = true;
+			p += 2;
+		} else {
+			p++;
+		}
+	}
+	return in;
+}
+
+/* Append the lines of text, each wrapped to REFLOW_WIDTH. */
+static void wrap_lines(struct strbuf *out, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		const char *end = nl ? nl : p + strlen(p);
+
+		if (advance(0, p, end) > REFLOW_WIDTH)
+			wrap_line(out, p, end);
+		else
+			sb_putn(out, p, (size_t)(end - p));
+		if (nl)
+			sb_putc(out, '\n');
+		p = nl ? nl + 1 : end;
+	}
+}
+
+/* Whether a line holds a statement expression, which is always broken. */
+static bool has_stmt_expr(const char *p, const char *end)
+{
+	for (; p + 1 < end; p++) {
+		if (*p == '"' || *p == '\'')
+			p = literal_end(p, end) - 1;
+		else if (p[0] == '(' && p[1] == '{')
+			return true;
+	}
+	return false;
+}
+
 void c_reflow(const char *in, struct strbuf *out)
 {
 	const char *p = in;
-	bool continued = false;
+	bool continued = false, comment = false;
+	struct strbuf tmp;
 
+	sb_init(&tmp);
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		const char *end = nl ? nl : p + strlen(p);
 		const char *t = skip_blanks(p, end);
 		bool directive = continued || (t < end && *t == '#');
+		bool quoted = comment;
 
 		continued = directive && end > p && end[-1] == '\\';
-		if (directive || end - p <= REFLOW_WIDTH) {
+		comment = ends_in_comment(p, end, comment);
+		if (directive || quoted || (advance(0, p, end) <= REFLOW_WIDTH &&
+					     !has_stmt_expr(p, end))) {
 			sb_putn(out, p, (size_t)(end - p));
 			if (nl)
 				sb_putc(out, '\n');
 		} else {
-			reflow_line(out, p, end);
+			tmp.len = 0;
+			if (tmp.buf)
+				tmp.buf[0] = '\0';
+			reflow_line(&tmp, p, end);
+			if (!nl && tmp.len && tmp.buf[tmp.len - 1] == '\n')
+				tmp.buf[--tmp.len] = '\0';
+			wrap_lines(out, tmp.buf ? tmp.buf : "");
 		}
 		p = nl ? nl + 1 : end;
 	}
+	sb_free(&tmp);
 }

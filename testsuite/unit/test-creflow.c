@@ -1,7 +1,9 @@
 /* test-creflow.c - unit tests for translator/creflow.c: the line breaking
  * of pass 3's C.  What must hold: short lines, preprocessor lines and
  * macro continuations pass through unchanged; a long line is broken at
- * its blocks and statements with tab indentation; and nothing but
+ * its blocks and statements with tab indentation, a braceless if's
+ * statement goes below it, a line still too wide is broken after the
+ * commas of its calls (or its assignment); and nothing but
  * whitespace between tokens ever changes, which the tests check by
  * comparing the text with all blanks and newlines taken out.
  */
@@ -144,8 +146,77 @@ static void test_literals_and_loops(void)
 	tap_ok(strstr(r, "} else {\n") != NULL,
 	       "else follows its closing brace");
 	tap_ok(strstr(r, "/* { ; } */") != NULL, "a comment is copied whole");
-	tap_ok(max_width(r) <= 100, "no line is wider than 100 columns "
+	tap_ok(max_width(r) <= 80, "no line is wider than 80 columns "
 	       "(widest %d)", max_width(r));
+	free(r);
+}
+
+static void test_braceless_if(void)
+{
+	const char *in = "\t({ c->nesting--; if (unlikely(c->last_error)) "
+			 "goto out; __r = ({ int x = 1; x; }); __r; });\n";
+	const char *want = "\t({\n"
+			   "\t\tc->nesting--;\n"
+			   "\t\tif (unlikely(c->last_error))\n"
+			   "\t\t\tgoto out;\n"
+			   "\t\t__r = ({\n"
+			   "\t\t\tint x = 1;\n"
+			   "\t\t\tx;\n"
+			   "\t\t});\n"
+			   "\t\t__r;\n"
+			   "\t});\n";
+	char *r = reflow(in);
+
+	tap_str_eq(r, want, "the statement of a braceless if goes below it");
+	tap_ok(same_tokens(in, r), "only whitespace changed");
+	free(r);
+	r = reflow("\t({ for (i = 0; i < 3; i++) x++; while (y) y--; });\n");
+	tap_ok(strstr(r, "\t\tfor (i = 0; i < 3; i++)\n\t\t\tx++;\n"
+		      "\t\twhile (y)\n\t\t\ty--;\n") != NULL,
+	       "so does the statement of a braceless for and while");
+	free(r);
+}
+
+static void test_wrapping(void)
+{
+	const char *in = "\t\t\t_stp_error_at(c, \"MAXNESTING exceeded\", "
+			 "\"identifier 'exit' at logging.stp:60:10\");\n";
+	const char *want = "\t\t\t_stp_error_at(c, \"MAXNESTING exceeded\",\n"
+			   "\t\t\t\t      \"identifier 'exit' at "
+			   "logging.stp:60:10\");\n";
+	const char *as = "\t\t\tstruct stp_fn_execname_0_locals *__f = "
+			 "&c->func_locals[c->nesting + 1].fn_execname_0;\n";
+	const char *cmt = "\tf(a, b); /* a comment, long enough to go past "
+			  "the 80th column, with commas, (and parens) */\n";
+	const char *lit = "\t\t\t\t\tx = g(\"a string, with a comma, that "
+			  "is too long to fit\");\n";
+	char *r;
+
+	r = reflow(in);
+	tap_str_eq(r, want, "a long call goes on under its parenthesis");
+	tap_ok(same_tokens(in, r), "only whitespace changed");
+	free(r);
+	r = reflow(as);
+	tap_str_eq(r, "\t\t\tstruct stp_fn_execname_0_locals *__f =\n"
+		   "\t\t\t\t&c->func_locals[c->nesting + 1].fn_execname_0;\n",
+		   "a long assignment goes on one tab in");
+	free(r);
+	r = reflow(cmt);
+	tap_ok(same_tokens(cmt, r) && strstr(r, "/* a comment, long enough "
+	       "to go past the 80th column, with commas, (and parens) */\n"),
+	       "nothing is broken in a comment");
+	free(r);
+	r = reflow(lit);
+	tap_ok(same_tokens(lit, r) && strstr(r, "\"a string, with a comma, "
+	       "that is too long to fit\"") != NULL,
+	       "nor in a string literal");
+	free(r);
+	r = reflow("/* a block comment that starts here,\n * and goes on "
+		   "with(a, long, line, of, words, in, it, wider, than, the, "
+		   "limit) */\n");
+	tap_ok(strstr(r, "with(a, long, line, of, words, in, it, wider, than, "
+		      "the, limit) */") != NULL,
+	       "nor in the middle lines of a block comment");
 	free(r);
 }
 
@@ -154,5 +225,7 @@ int main(void)
 	test_unchanged();
 	test_breaking();
 	test_literals_and_loops();
+	test_braceless_if();
+	test_wrapping();
 	return tap_done();
 }
