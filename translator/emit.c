@@ -434,6 +434,96 @@ static void gen_divmod(struct emitter *em, struct strbuf *o,
 		sb_puts(o, " } __y == -1 ? 0 : __x % __y; })");
 }
 
+/* Operands that can neither fail nor change anything may be used in
+ * place, in any order: numbers, scalar variables, and the operators
+ * other than / and % on such operands.  Their arithmetic is written in
+ * uint64_t, where + - * wrap as the language says, and converted back
+ * once: the same bits as one statement expression per operator.
+ */
+static bool is_plain(const struct expr *e)
+{
+	switch (e->kind) {
+	case EX_NUM:
+		return true;
+	case EX_SYM:
+		return e->var && !is_array(e->var) && !is_stat_var(e->var) &&
+		       e->type == TY_LONG;
+	case EX_UNARY:
+		return is_plain(e->a);
+	case EX_BINARY:
+		return strcmp(e->op, "/") && strcmp(e->op, "%") &&
+		       is_plain(e->a) && is_plain(e->b);
+	default:
+		return false;
+	}
+}
+
+static bool small_num(const struct expr *e)
+{
+	return e->kind == EX_NUM && e->num >= -2147483647 &&
+	       e->num <= 2147483647;
+}
+
+/* A plain e as a uint64_t (a small number as itself: it converts). */
+static const char *plain_u64(struct emitter *em, const struct expr *e)
+{
+	struct arena *a = em->s->arena;
+	const char *x, *y;
+
+	switch (e->kind) {
+	case EX_NUM:
+		if (small_num(e))
+			return arena_printf(a, "%" PRId64, e->num);
+		return arena_printf(a, "(uint64_t)%" PRId64 "LL", e->num);
+	case EX_SYM:
+		return arena_printf(a, "(uint64_t)%s", var_cname(em, e->var));
+	case EX_UNARY:
+		x = plain_u64(em, e->a);
+		if (e->a->kind == EX_NUM)
+			x = arena_printf(a, "(uint64_t)%s", x);
+		return arena_printf(a, "%s%s", e->op, x);
+	default:
+		break;
+	}
+	x = plain_u64(em, e->a);
+	y = plain_u64(em, e->b);
+	if (small_num(e->a) && small_num(e->b))
+		x = arena_printf(a, "(uint64_t)%s", x);
+	if (!strcmp(e->op, "<<") || !strcmp(e->op, ">>")) {
+		/* the count modulo 64, as x86 and the established tool do */
+		y = e->b->kind == EX_NUM ?
+			arena_printf(a, "%d", (int)(e->b->num & 63)) :
+			arena_printf(a, "(%s & 63)", y);
+		if (e->op[0] == '<')
+			return arena_printf(a, "(%s << %s)", x, y);
+		/* >> of the signed value: arithmetic */
+		return arena_printf(a, "(uint64_t)((int64_t)%s >> %s)", x, y);
+	}
+	return arena_printf(a, "(%s %s %s)", x, e->op, y);
+}
+
+/* A plain e as an int64_t. */
+static const char *plain_text(struct emitter *em, const struct expr *e)
+{
+	if (!is_plain(e))
+		return NULL;
+	if (e->kind == EX_NUM) {
+		struct strbuf o;
+		const char *r;
+
+		if (small_num(e))
+			return arena_printf(em->s->arena, "%" PRId64, e->num);
+		sb_init(&o);
+		gen_num(&o, e->num);
+		r = arena_strdup(em->s->arena, o.buf);
+		sb_free(&o);
+		return r;
+	}
+	if (e->kind == EX_SYM)
+		return var_cname(em, e->var);
+	return arena_printf(em->s->arena, "(int64_t)%s", plain_u64(em, e));
+}
+
 /* a OP b for the arithmetic and bitwise operators; near is where a
  * division by zero is reported.  A shift count is taken modulo 64, as
  * x86 does and the established tool's generated code does (3 << 65 is
@@ -443,7 +533,12 @@ static void gen_binary_op(struct emitter *em, struct strbuf *o,
 			  const struct expr *e, const struct expr *near)
 {
 	const char *op = e->op;
+	const char *plain = plain_text(em, e);
 
+	if (plain) {
+		sb_puts(o, plain);
+		return;
+	}
 	if (!strcmp(op, "/") || !strcmp(op, "%")) {
 		gen_divmod(em, o, e, op, near);
 		return;
@@ -471,6 +566,13 @@ static void gen_binary(struct emitter *em, struct strbuf *o,
 static void gen_compare(struct emitter *em, struct strbuf *o,
 			const struct expr *e)
 {
+	const char *x = plain_text(em, e->a);
+	const char *y = x ? plain_text(em, e->b) : NULL;
+
+	if (y) {
+		sb_printf(o, "(int64_t)(%s %s %s)", x, e->op, y);
+		return;
+	}
 	if (e->a->type == TY_STRING) {
 		gen_pair(em, o, "const char *", e->a, e->b);
 		sb_printf(o, "(int64_t)(strcmp(__x, __y) %s 0); })", e->op);
