@@ -2194,6 +2194,59 @@ static void gen_expr(struct emitter *em, struct strbuf *o,
 /* ------------------------------------------------------------------ */
 /* Statements                                                         */
 
+/* x = v, x op= v and x++ on a scalar variable, as a statement: the
+ * store itself when v is plain or a fresh string (else NULL, and the
+ * expression form is used).
+ */
+static bool gen_scalar_stmt(struct emitter *em, struct strbuf *o,
+			    const struct expr *e)
+{
+	const struct expr *lv = e->a, *v = e->b;
+	const char *x, *r;
+
+	if ((e->kind != EX_ASSIGN && e->kind != EX_INCDEC) ||
+	    lv->kind != EX_SYM || !lv->var || is_array(lv->var) ||
+	    is_stat_var(lv->var))
+		return false;
+	x = var_cname(em, lv->var);
+	if (e->kind == EX_INCDEC) {
+		if (lv->type != TY_LONG)
+			return false;
+		sb_printf(o, "%s = (int64_t)((uint64_t)%s %c 1);", x, x,
+			  e->op[0]);
+		return true;
+	}
+	if (lv->type == TY_STRING && !strcmp(e->op, "=") &&
+	    (v->kind == EX_STR || v->kind == EX_CALL ||
+	     (v->kind == EX_SYM && v->var != lv->var))) {
+		/* no alias of x: copied straight in */
+		sb_printf(o, "_stp_strcpy(%s, ", x);
+		gen_expr(em, o, v);
+		sb_puts(o, ");");
+		return true;
+	}
+	if (lv->type != TY_LONG || e->type != TY_LONG)
+		return false;
+	r = plain_text(em, v);
+	if (!strcmp(e->op, "=")) {
+		sb_printf(o, "%s = ", x);
+		if (r)
+			sb_puts(o, r);
+		else
+			gen_expr(em, o, v);
+		sb_putc(o, ';');
+		return true;
+	}
+	if (!r || is_divide(e->op) || !strcmp(e->op, "<<<") ||
+	    strlen(e->op) < 2)
+		return false;
+	sb_printf(o, "%s = ", x);
+	gen_arith(o, (char[]){ e->op[0], e->op[1] == '=' ? 0 : e->op[1], 0 },
+		  x, r);
+	sb_putc(o, ';');
+	return true;
+}
+
 static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 {
 	struct strbuf o;
@@ -2209,6 +2262,8 @@ static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 		gen_call_as(em, &o, e, false);
 	} else if (e->kind == EX_PRINT && e->name[0] != 's') {
 		gen_print_as(em, &o, e, false);
+	} else if (gen_scalar_stmt(em, &o, e)) {
+		/* the store, nothing around it */
 	} else {
 		sb_puts(&o, "(void)");
 		gen_expr(em, &o, e);
