@@ -2278,8 +2278,12 @@ static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 static const char *cond_text(struct emitter *em, const struct expr *e)
 {
 	struct strbuf o;
-	const char *r;
+	const char *r, *x, *y;
 
+	/* a comparison of plain operands: no int64_t for a condition */
+	if (e->kind == EX_COMPARE && (x = plain_text(em, e->a)) &&
+	    (y = plain_text(em, e->b)))
+		return arena_printf(em->s->arena, "%s %s %s", x, e->op, y);
 	sb_init(&o);
 	gen_expr(em, &o, e);
 	r = arena_strdup(em->s->arena, o.buf);
