@@ -409,9 +409,11 @@ static void gen_stat_extract(struct emitter *em, struct strbuf *o,
 static void gen_pair(struct emitter *em, struct strbuf *o, const char *type,
 		     const struct expr *a, const struct expr *b)
 {
-	sb_printf(o, "({ %s __x = ", type);
+	const char *sp = type[strlen(type) - 1] == '*' ? "" : " ";
+
+	sb_printf(o, "({ %s%s__x = ", type, sp);
 	gen_expr(em, o, a);
-	sb_printf(o, "; %s __y = ", type);
+	sb_printf(o, "; %s%s__y = ", type, sp);
 	gen_expr(em, o, b);
 	sb_puts(o, "; ");
 }
