@@ -34,6 +34,7 @@ struct body {
 	bool uses_out;
 	bool uses_locals;		/* reads or writes its frame, l */
 	size_t locals_at;		/* where l is declared, when it is */
+	const struct stmt *tail;	/* a return that ends the function */
 	struct vec iterating;		/* stat arrays of enclosing foreach */
 };
 
@@ -2641,7 +2642,9 @@ static void gen_return(struct emitter *em, const struct stmt *st)
 		line(em, "%s", o.buf);
 		sb_free(&o);
 	}
-	line(em, "goto out;");
+	/* the function's last statement falls through to out anyway */
+	if (st != em->b->tail)
+		line(em, "goto out;");
 }
 
 static void gen_stmt(struct emitter *em, const struct stmt *st)
@@ -3048,6 +3051,11 @@ static void gen_function(struct emitter *em, struct func *f)
 			line(em, "l->__retvalue[0] = '\\0';");
 		else if (f->type == TY_LONG)
 			line(em, "l->__retvalue = 0;");
+		b->tail = f->body;
+		if (f->body->kind == ST_BLOCK)
+			b->tail = f->body->stmts.n ?
+				f->body->stmts.items[f->body->stmts.n - 1] :
+				NULL;
 		gen_block_body(em, f->body);
 	}
 	em->depth = 0;
