@@ -1122,14 +1122,14 @@ static void gen_in(struct emitter *em, struct strbuf *o, const struct expr *e)
 		sb_puts(o, "))");
 		return;
 	}
-	sb_printf(o, "({ struct stp_map_node *__n; int64_t __f = 0; "
+	sb_printf(o, "({ struct stp_map_node *__n; int64_t __found = 0; "
 		  "for (__n = _stp_map_first(%s); __n; "
 		  "__n = _stp_map_next(%s, __n)) if (_stp_map_node_match(%s, "
 		  "__n, ", m, m, m);
 	gen_keys(em, o, &e->args);
 	sb_puts(o, ", ");
 	gen_wild(o, &e->args);
-	sb_puts(o, ")) { __f = 1; break; } __f; })");
+	sb_puts(o, ")) { __found = 1; break; } __found; })");
 }
 
 /* The C name of f without its "stp_fn_" prefix: NAME_ARITY, and a
@@ -1144,7 +1144,7 @@ static const char *fn_id(struct emitter *em, const struct func *f)
 }
 
 /* One overload of a call: the arguments copied into f's frame, the
- * call, and its result kept in __r (a long) or res (a string temp);
+ * call, and its result kept in __ret (a long) or res (a string temp);
  * value says whether the caller uses the result.
  */
 static void gen_call_one(struct emitter *em, struct strbuf *o,
@@ -1157,25 +1157,25 @@ static void gen_call_one(struct emitter *em, struct strbuf *o,
 	int i;
 
 	if (frame)
-		sb_printf(o, "{ struct stp_fn_%s_locals *__f = "
+		sb_printf(o, "{ struct stp_fn_%s_locals *__callee = "
 			  "&c->func_locals[c->nesting + 1].fn_%s; ", id, id);
 	for (i = 0; i < e->args.n; i++) {
 		const struct vardecl *p = f->params.items[i];
 
 		if (p->type == TY_STRING)
-			sb_printf(o, "_stp_strcpy(__f->l_%s, __a%d); ",
+			sb_printf(o, "_stp_strcpy(__callee->l_%s, __arg%d); ",
 				  p->name, i);
 		else
-			sb_printf(o, "__f->l_%s = __a%d; ", p->name, i);
+			sb_printf(o, "__callee->l_%s = __arg%d; ", p->name, i);
 	}
 	sb_printf(o, "c->last_stmt = ");
 	sb_c_string(o, where(em, e));
 	sb_printf(o, "; c->nesting++; stp_fn_%s(c); c->nesting--; "
 		  "if (unlikely(c->last_error)) %s; ", id, fail_jump(em));
 	if (value && f->type == TY_STRING)
-		sb_printf(o, "_stp_strcpy(%s, __f->__retvalue); ", res);
+		sb_printf(o, "_stp_strcpy(%s, __callee->__retvalue); ", res);
 	else if (value && f->type == TY_LONG)
-		sb_puts(o, "__r = __f->__retvalue; ");
+		sb_puts(o, "__ret = __callee->__retvalue; ");
 	if (frame)
 		sb_puts(o, "} ");
 }
@@ -1206,9 +1206,9 @@ static void gen_call_as(struct emitter *em, struct strbuf *o,
 		const struct expr *a = e->args.items[i];
 
 		if (a->type == TY_STRING) {
-			sb_printf(o, "const char *__a%d = ", i);
+			sb_printf(o, "const char *__arg%d = ", i);
 		} else {
-			sb_printf(o, "int64_t __a%d = ", i);
+			sb_printf(o, "int64_t __arg%d = ", i);
 		}
 		gen_expr(em, o, a);
 		sb_puts(o, "; ");
@@ -1216,7 +1216,7 @@ static void gen_call_as(struct emitter *em, struct strbuf *o,
 	if (value && f->type == TY_STRING)
 		res = new_tmp(em);
 	else if (value && f->type == TY_LONG)
-		sb_puts(o, "int64_t __r = 0; ");
+		sb_puts(o, "int64_t __ret = 0; ");
 	/* reported at the function's name in its definition, as the
 	 * established tool checks the depth in the callee; the kernel
 	 * stack is checked too, whatever MAXNESTING allows (stp_nesting.h)
@@ -1249,7 +1249,7 @@ static void gen_call_as(struct emitter *em, struct strbuf *o,
 	else if (f->type == TY_STRING)
 		sb_printf(o, "%s; })", res);
 	else if (f->type == TY_LONG)
-		sb_puts(o, "__r; })");
+		sb_puts(o, "__ret; })");
 	else
 		sb_puts(o, "(int64_t)0; })");
 }
@@ -1334,7 +1334,7 @@ static void gen_format_vals(struct emitter *em, struct strbuf *o,
 	for (i = 0; i < e->args.n; i++) {
 		const struct expr *a = e->args.items[i];
 
-		sb_printf(o, "%s__p%d = ", a->type == TY_STRING ?
+		sb_printf(o, "%s__val%d = ", a->type == TY_STRING ?
 			  "const char *" : "int64_t ", i);
 		gen_expr(em, o, a);
 		sb_puts(o, "; ");
@@ -1348,7 +1348,7 @@ static void gen_format_args(struct emitter *em, struct strbuf *o,
 
 	(void)em;
 	for (i = 0; i < e->args.n; i++)
-		sb_printf(o, ", __p%d", i);
+		sb_printf(o, ", __val%d", i);
 }
 
 /* The print and sprint forms as one printf-style format: "%d" for a
