@@ -81,6 +81,7 @@ static void gen_expr(struct emitter *em, struct strbuf *o,
 static void gen_stmt(struct emitter *em, const struct stmt *st);
 static void gen_print_as(struct emitter *em, struct strbuf *o,
 			 const struct expr *e, bool value);
+static const char *tregs(const struct tref *r);
 static const char *gen_agg_of(struct emitter *em, struct strbuf *o,
 			      const struct expr *s);
 static bool gen_counter_add(struct emitter *em, const struct expr *e);
@@ -437,6 +438,67 @@ static void gen_divmod(struct emitter *em, struct strbuf *o,
 		sb_puts(o, " } __y == -1 ? 0 : __x % __y; })");
 }
 
+/* A target value that is a register, $return, a tracepoint argument or
+ * a constant, read as it is and converted to the script's long by a
+ * cast: it reads no memory, so it cannot fail.
+ */
+static bool target_simple(const struct expr *e)
+{
+	const struct tref *r = e->kind == EX_TARGET ? e->tref : NULL;
+	unsigned int bits;
+
+	if (!r || r->nsteps || r->in_mem || e->addressof || e->pretty ||
+	    r->bit_off || r->bit_size || !r->final || e->type != TY_LONG)
+		return false;
+	switch (r->base) {
+	case TRB_REG:
+	case TRB_REGVAL:
+	case TRB_RETURN:
+	case TRB_TARG:
+	case TRB_CONSTV:
+		break;
+	default:
+		return false;
+	}
+	bits = r->final->size * 8;
+	return r->final->kind == KT_PTR || bits == 8 || bits == 16 ||
+	       bits == 32 || bits == 64;
+}
+
+static const char *target_simple_text(struct emitter *em,
+				      const struct expr *e)
+{
+	const struct tref *r = e->tref;
+	struct arena *a = em->s->arena;
+	const char *x = "0";
+	unsigned int bits = r->final->size * 8;
+
+	switch (r->base) {
+	case TRB_REG:
+		x = arena_printf(a, "%s->%s", tregs(r), r->reg);
+		break;
+	case TRB_REGVAL:
+		x = arena_printf(a, "(%s->%s + (%ldL))", tregs(r), r->reg,
+				 r->sp_off);
+		break;
+	case TRB_RETURN:
+		x = arena_printf(a, "regs_return_value(%s)", tregs(r));
+		break;
+	case TRB_TARG:
+		x = arena_printf(a, "c->targs[%d]", r->argno);
+		break;
+	case TRB_CONSTV:
+		x = arena_printf(a, "(u64)%" PRId64 "LL", r->value);
+		break;
+	default:
+		break;
+	}
+	if (r->final->kind == KT_PTR || bits >= 64)
+		return arena_printf(a, "(int64_t)%s", x);
+	return arena_printf(a, "(int64_t)(%c%u)%s",
+			    r->final->is_signed ? 's' : 'u', bits, x);
+}
+
 /* Operands that can neither fail nor change anything may be used in
  * place, in any order: numbers, scalar variables, and the operators
  * other than / and % on such operands.  Their arithmetic is written in
@@ -451,6 +513,8 @@ static bool is_plain(const struct expr *e)
 	case EX_SYM:
 		return e->var && !is_array(e->var) && !is_stat_var(e->var) &&
 		       e->type == TY_LONG;
+	case EX_TARGET:
+		return target_simple(e);
 	case EX_UNARY:
 		return is_plain(e->a);
 	case EX_BINARY:
@@ -480,6 +544,9 @@ static const char *plain_u64(struct emitter *em, const struct expr *e)
 		return arena_printf(a, "(uint64_t)%" PRId64 "LL", e->num);
 	case EX_SYM:
 		return arena_printf(a, "(uint64_t)%s", var_cname(em, e->var));
+	case EX_TARGET:
+		return arena_printf(a, "(uint64_t)%s",
+				    target_simple_text(em, e));
 	case EX_UNARY:
 		x = plain_u64(em, e->a);
 		if (e->a->kind == EX_NUM)
@@ -524,6 +591,8 @@ static const char *plain_text(struct emitter *em, const struct expr *e)
 	}
 	if (e->kind == EX_SYM)
 		return var_cname(em, e->var);
+	if (e->kind == EX_TARGET)
+		return target_simple_text(em, e);
 	return arena_printf(em->s->arena, "(int64_t)%s", plain_u64(em, e));
 }
 
@@ -1906,6 +1975,10 @@ static void gen_target_reads(struct emitter *em, struct strbuf *o,
 		/* a copy: a read probe's buffer may exceed MAXSTRINGLEN */
 		sb_printf(o, "((const char *)_stp_strcpy(%s, "
 			  "_stp_procfs_value(c)))", new_tmp(em));
+		return;
+	}
+	if (target_simple(e)) {
+		sb_puts(o, target_simple_text(em, e));
 		return;
 	}
 	sb_putc(o, '(');
