@@ -1494,10 +1494,10 @@ static void gen_print_fault_check(struct emitter *em, struct strbuf *o,
 /* A value printf may take as it is: nothing to evaluate in order. */
 static bool print_arg_plain(const struct expr *a)
 {
-	if (a->kind == EX_NUM || a->kind == EX_STR)
+	if (a->kind == EX_STR || is_plain(a))
 		return true;
 	return a->kind == EX_SYM && a->var && !a->var->is_global &&
-	       (a->type == TY_LONG || a->type == TY_STRING);
+	       a->type == TY_STRING;
 }
 
 /* print or printf as a statement: the call itself, its arguments in
@@ -1520,12 +1520,16 @@ static void gen_print_stmt(struct emitter *em, struct strbuf *o,
 		for (i = 0; i < e->args.n; i++) {
 			const struct expr *a = e->args.items[i];
 
-			if (a->kind == EX_NUM && a->num != INT64_MIN) {
-				sb_printf(o, ", (int64_t)%" PRId64, a->num);
+			if (a->kind == EX_NUM) {
+				sb_printf(o, ", (int64_t)%s",
+					  plain_text(em, a));
 				continue;
 			}
 			sb_puts(o, ", ");
-			gen_expr(em, o, a);
+			if (is_plain(a))
+				sb_puts(o, plain_text(em, a));
+			else
+				gen_expr(em, o, a);
 		}
 	} else {
 		gen_format_args(em, o, e);
