@@ -412,6 +412,11 @@ static bool has_stmt_expr(const char *p, const char *end)
 	return false;
 }
 
+void c_reflow_line(const char *line, struct strbuf *out)
+{
+	reflow_line(out, line, line + strlen(line));
+}
+
 void c_reflow(const char *in, struct strbuf *out)
 {
 	const char *p = in;

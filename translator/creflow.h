@@ -12,4 +12,10 @@
  */
 void c_reflow(const char *in, struct strbuf *out);
 
+/* Appends one line (no newline in it) to out broken at its blocks and
+ * statements whatever its width (c_reflow later breaks what is still
+ * too wide).
+ */
+void c_reflow_line(const char *line, struct strbuf *out);
+
 #endif

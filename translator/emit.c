@@ -2327,6 +2327,18 @@ static bool gen_scalar_stmt(struct emitter *em, struct strbuf *o,
 	return true;
 }
 
+/* A statement at the current depth, a statement per line. */
+static void stmt_line(struct emitter *em, const char *text)
+{
+	struct strbuf t;
+
+	sb_init(&t);
+	sb_indent(&t, em->depth);
+	sb_puts(&t, text);
+	c_reflow_line(t.buf, &em->b->text);
+	sb_free(&t);
+}
+
 static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 {
 	struct strbuf o;
@@ -2351,7 +2363,7 @@ static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 	}
 	while (o.len && o.buf[o.len - 1] == ' ')
 		o.buf[--o.len] = '\0';
-	line(em, "%s", o.buf);
+	stmt_line(em, o.buf);
 	sb_free(&o);
 }
 
@@ -3520,6 +3532,7 @@ static bool gen_counter_add(struct emitter *em, const struct expr *e)
 	const struct expr *lv = e->a;
 	const char *keys, *r;
 	struct strbuf o;
+	bool block;
 
 	if (!v || !is_counter(em, v))
 		return false;
@@ -3534,16 +3547,23 @@ static bool gen_counter_add(struct emitter *em, const struct expr *e)
 		r = gen_rhs(em, &o, e->b, false, true);
 	if (e->kind == EX_ASSIGN && e->op[0] == '-')
 		r = negated(em, r, e->b);
+	/* a block only for what the keys and the value declared */
+	block = o.len > 2;
+	if (!block) {
+		o.len = 0;
+		o.buf[0] = '\0';
+	}
 	if (!keys) {
-		sb_printf(&o, "_stp_counter_add(&%s, %s); }",
+		sb_printf(&o, "_stp_counter_add(&%s, %s);",
 			  var_cname(em, lv->var), r);
 	} else {
 		sb_printf(&o, "if (unlikely(_stp_map_add_count(%s, %s, %s",
 			  map_of(em, lv->a), keys, r);
 		gen_overflow_check(em, &o, lv);
-		sb_putc(&o, '}');
 	}
-	line(em, "%s", o.buf);
+	if (block)
+		sb_puts(&o, " }");
+	stmt_line(em, o.buf);
 	sb_free(&o);
 	return true;
 }
