@@ -34,6 +34,7 @@ struct reflow {
 	int base;		/* leading tabs of the input line */
 	int extra;		/* the statement of a braceless if */
 	int extra_sp;		/* ... which ends at a ';' at this depth */
+	bool call;		/* the last '(' is a call's, f( */
 	bool fresh;		/* nothing written on this output line yet */
 	char last;		/* last non-blank character written */
 	const char *word;	/* start of the last identifier written */
@@ -100,6 +101,13 @@ static bool word_is(const struct reflow *r, const char *w)
  */
 static bool opens_block(const struct reflow *r)
 {
+	/* in parentheses, a compound literal's braces: only ({ is code;
+	 * in an initializer, the braces of its members
+	 */
+	if (r->sp > 0 && (top(r) == N_PAREN || top(r) == N_COND))
+		return r->last == '(' && !r->call;
+	if (r->sp > 0 && top(r) == N_INIT)
+		return false;
 	if (r->last == '\0' || strchr("();{}", r->last))
 		return true;
 	return word_is(r, "else") || word_is(r, "do");
@@ -201,6 +209,8 @@ static void reflow_line(struct strbuf *out, const char *p, const char *end)
 			p++;
 			continue;
 		}
+		if (c == '(')
+			r.call = r.word != NULL;
 		r.word = NULL;
 		if (c == ')' && top(&r) == N_COND) {
 			pop(&r);
@@ -269,57 +279,57 @@ static int advance(int col, const char *p, const char *end)
 	return col;
 }
 
-/* A piece of a line that is not broken: it starts after ", " (or at
- * the line's start) and is continued under the '(' at byte open of
- * piece owner; or after the " = " of an assignment (owner -1), one tab
- * in from the line.
+/* A piece of a line that is not broken: it starts after the ", " or
+ * "; " of a parenthesis (or at the line's start) and is continued under
+ * the '(' at byte open of piece owner; or after the " = " of an
+ * assignment (owner -1), one tab in from the line.  depth is how many
+ * parentheses the break before it is in: the fewer, the better a place
+ * to break.
  */
 struct seg {
 	const char *p, *end;
-	int owner, open;
-	int col;		/* where it was written */
+	int owner, open, depth;
+	int col;		/* where it is written */
+	bool brk;		/* on a line of its own */
 };
 
-/* Write the line p..end, breaking it after the commas of its
- * parentheses where it is wider than REFLOW_WIDTH; a piece that goes
- * below starts under the '(' it is in, with tabs and then spaces.
- */
-static void wrap_line(struct strbuf *out, const char *p, const char *end)
+/* Cut p..end into pieces; returns how many. */
+static int cut_line(struct seg *seg, const char *p, const char *end)
 {
-	struct seg seg[MAX_SEGS];
-	int stack[MAX_NEST][2], sp = 0, n = 1, i, col, at, t;
+	int stack[MAX_NEST][3], sp = 0, n = 1;
 	const char *q = p;
 	bool assigned = false;
 
+	memset(&seg[0], 0, sizeof(seg[0]));
 	seg[0].p = p;
 	seg[0].owner = -1;
 	while (q < end && n < MAX_SEGS) {
+		bool paren = sp > 0 && stack[sp - 1][2] == '(';
+
 		if (*q == '"' || *q == '\'') {
 			q = literal_end(q, end);
 			continue;
 		}
 		if (*q == '/' && q + 1 < end && (q[1] == '/' || q[1] == '*'))
 			break;		/* no break in or after a comment */
-		if (*q == '(' && sp < MAX_NEST) {
+		if ((*q == '(' || *q == '{' || *q == '[') && sp < MAX_NEST) {
 			stack[sp][0] = n - 1;
 			stack[sp][1] = (int)(q - seg[n - 1].p);
+			stack[sp][2] = *q;
 			sp++;
-		} else if (*q == ')' && sp > 0) {
+		} else if ((*q == ')' || *q == '}' || *q == ']') && sp > 0) {
 			sp--;
-		} else if (*q == '=' && sp == 0 && !assigned && q > p &&
-			   q[-1] == ' ' && q + 1 < end && q[1] == ' ') {
-			assigned = true;
+		} else if (((*q == ',' || *q == ';') && paren &&
+			    q + 1 < end && q[1] == ' ') ||
+			   (*q == '=' && sp == 0 && !assigned && q > p &&
+			    q[-1] == ' ' && q + 1 < end && q[1] == ' ')) {
+			memset(&seg[n], 0, sizeof(seg[n]));
 			seg[n - 1].end = q + 1;
 			seg[n].p = q + 2;
-			seg[n].owner = -1;
-			n++;
-			q += 2;
-			continue;
-		} else if (*q == ',' && sp > 0 && q + 1 < end && q[1] == ' ') {
-			seg[n - 1].end = q + 1;
-			seg[n].p = q + 2;
-			seg[n].owner = stack[sp - 1][0];
-			seg[n].open = stack[sp - 1][1];
+			seg[n].owner = *q == '=' ? -1 : stack[sp - 1][0];
+			seg[n].open = *q == '=' ? 0 : stack[sp - 1][1];
+			seg[n].depth = sp;
+			assigned |= *q == '=';
 			n++;
 			q += 2;
 			continue;
@@ -327,30 +337,62 @@ static void wrap_line(struct strbuf *out, const char *p, const char *end)
 		q++;
 	}
 	seg[n - 1].end = end;
+	return n;
+}
+
+/* The column a piece that breaks is continued at. */
+static int cont_col(const struct seg *seg, int i, const char *p,
+		    const char *end)
+{
+	const struct seg *o = &seg[seg[i].owner < 0 ? 0 : seg[i].owner];
+
+	if (seg[i].owner < 0)
+		return advance(0, p, skip_blanks(p, end)) + 8;
+	return advance(o->col, o->p, o->p + seg[i].open + 1);
+}
+
+/* Write the line p..end, broken where it is wider than REFLOW_WIDTH:
+ * each line as full as it goes, the break where the fewest
+ * parentheses are open, a piece that goes below under the '(' it is
+ * in, with tabs and then spaces.
+ */
+static void wrap_line(struct strbuf *out, const char *p, const char *end)
+{
+	struct seg seg[MAX_SEGS];
+	int n = cut_line(seg, p, end), i = 1, j, k, first = 0, col, t;
+
 	col = advance(0, seg[0].p, seg[0].end);
-	seg[0].col = 0;
+	while (i < n) {
+		if (advance(col + 1, seg[i].p, seg[i].end) <= REFLOW_WIDTH) {
+			seg[i].brk = false;
+			seg[i].col = col + 1;
+			col = advance(seg[i].col, seg[i].p, seg[i].end);
+			i++;
+			continue;
+		}
+		/* break before the shallowest piece since the line began */
+		j = i;
+		for (k = i - 1; k > first; k--)
+			if (seg[k].depth < seg[j].depth)
+				j = k;
+		seg[j].brk = true;
+		seg[j].col = cont_col(seg, j, p, end);
+		col = advance(seg[j].col, seg[j].p, seg[j].end);
+		first = j;
+		i = j + 1;
+	}
 	sb_putn(out, seg[0].p, (size_t)(seg[0].end - seg[0].p));
 	for (i = 1; i < n; i++) {
-		const struct seg *o = &seg[seg[i].owner < 0 ? 0 : seg[i].owner];
-
-		if (advance(col + 1, seg[i].p, seg[i].end) <= REFLOW_WIDTH) {
-			sb_putc(out, ' ');
-			seg[i].col = col + 1;
-		} else {
-			if (seg[i].owner < 0)
-				at = advance(0, p, skip_blanks(p, end)) + 8;
-			else
-				at = advance(o->col, o->p,
-					     o->p + seg[i].open + 1);
+		if (seg[i].brk) {
 			sb_putc(out, '\n');
-			for (t = 0; t + 8 <= at; t += 8)
+			for (t = 0; t + 8 <= seg[i].col; t += 8)
 				sb_putc(out, '\t');
-			for (; t < at; t++)
+			for (; t < seg[i].col; t++)
 				sb_putc(out, ' ');
-			seg[i].col = at;
+		} else {
+			sb_putc(out, ' ');
 		}
 		sb_putn(out, seg[i].p, (size_t)(seg[i].end - seg[i].p));
-		col = advance(seg[i].col, seg[i].p, seg[i].end);
 	}
 }
 

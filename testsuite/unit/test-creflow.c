@@ -211,6 +211,21 @@ static void test_wrapping(void)
 	       "that is too long to fit\"") != NULL,
 	       "nor in a string literal");
 	free(r);
+	r = reflow("\t\t\t\t_stp_strcpy(l->l_k, _stp_node_key_str(g_a, "
+		   "__n, 0)); x = 1;\n");
+	tap_str_eq(r, "\t\t\t\t_stp_strcpy(l->l_k,\n"
+		   "\t\t\t\t\t    _stp_node_key_str(g_a, __n, 0));\n"
+		   "\t\t\t\tx = 1;\n",
+		   "a call is broken where the fewest parentheses are open");
+	free(r);
+	r = reflow("\t({ if (_stp_map_exists(g_a, STP_KEYS({ .s = \"x\" }, "
+		   "{ .n = 1 }), (const struct k[]){ { 1 }, { 2 } }))) "
+		   "f(); });\n");
+	tap_ok(strstr(r, "STP_KEYS({ .s = \"x\" }, { .n = 1 })") &&
+	       strstr(r, "(const struct k[]){ { 1 }, { 2 } }"),
+	       "the braces of a compound literal or a macro argument do not "
+	       "open a block");
+	free(r);
 	r = reflow("/* a block comment that starts here,\n * and goes on "
 		   "with(a, long, line, of, words, in, it, wider, than, the, "
 		   "limit) */\n");
