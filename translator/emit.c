@@ -272,13 +272,13 @@ static void gen_num(struct strbuf *o, int64_t v)
 		sb_printf(o, "%" PRId64 "LL", v);
 }
 
-/* (struct stp_key[]){ { .n = k1 }, { .s = k2 } } with '*' as empty. */
+/* STP_KEYS({ .n = k1 }, { .s = k2 }) with '*' as empty. */
 static void gen_keys(struct emitter *em, struct strbuf *o,
 		     const struct vec *args)
 {
 	int i;
 
-	sb_puts(o, "((const struct stp_key[]){ ");
+	sb_puts(o, "STP_KEYS(");
 	for (i = 0; i < args->n; i++) {
 		const struct expr *k = args->items[i];
 
@@ -296,7 +296,7 @@ static void gen_keys(struct emitter *em, struct strbuf *o,
 			sb_puts(o, " }");
 		}
 	}
-	sb_puts(o, " })");
+	sb_puts(o, ")");
 }
 
 static void gen_wild(struct strbuf *o, const struct vec *args)
@@ -788,7 +788,7 @@ static const char *gen_elem_keys(struct emitter *em, struct strbuf *o,
 	int i;
 
 	sb_init(&kv);
-	sb_puts(&kv, "((const struct stp_key[]){ ");
+	sb_puts(&kv, "STP_KEYS(");
 	for (i = 0; i < args->n; i++) {
 		const struct expr *k = args->items[i];
 		bool str = k->type == TY_STRING;
@@ -812,7 +812,7 @@ static const char *gen_elem_keys(struct emitter *em, struct strbuf *o,
 		sb_puts(o, "; ");
 		sb_printf(&kv, "__key%d }", i);
 	}
-	sb_puts(&kv, " })");
+	sb_puts(&kv, ")");
 	ret = arena_strdup(em->s->arena, kv.buf);
 	sb_free(&kv);
 	return ret;
