@@ -2285,10 +2285,21 @@ static bool gen_scalar_stmt(struct emitter *em, struct strbuf *o,
 	const char *x, *r;
 
 	if ((e->kind != EX_ASSIGN && e->kind != EX_INCDEC) ||
-	    lv->kind != EX_SYM || !lv->var || is_array(lv->var) ||
-	    is_stat_var(lv->var))
+	    lv->kind != EX_SYM || !lv->var || is_array(lv->var))
 		return false;
 	x = var_cname(em, lv->var);
+	if (is_stat_var(lv->var)) {
+		if (e->kind != EX_ASSIGN || strcmp(e->op, "<<<"))
+			return false;
+		r = plain_text(em, v);
+		sb_printf(o, "_stp_stat_add(%s, ", x);
+		if (r)
+			sb_puts(o, r);
+		else
+			gen_expr(em, o, v);
+		sb_puts(o, ");");
+		return true;
+	}
 	if (e->kind == EX_INCDEC) {
 		if (lv->type != TY_LONG)
 			return false;
@@ -2297,9 +2308,9 @@ static bool gen_scalar_stmt(struct emitter *em, struct strbuf *o,
 		return true;
 	}
 	if (lv->type == TY_STRING && !strcmp(e->op, "=") &&
-	    (v->kind == EX_STR || v->kind == EX_CALL ||
+	    (str_owned(v) || (v->kind == EX_PRINT && v->name[0] == 's') ||
 	     (v->kind == EX_SYM && v->var != lv->var))) {
-		/* no alias of x: copied straight in */
+		/* a fresh string, or another variable: copied straight in */
 		sb_printf(o, "_stp_strcpy(%s, ", x);
 		gen_expr(em, o, v);
 		sb_puts(o, ");");
@@ -2337,6 +2348,24 @@ static void stmt_line(struct emitter *em, const char *text)
 	sb_puts(&t, text);
 	c_reflow_line(t.buf, &em->b->text);
 	sb_free(&t);
+}
+
+/* e evaluated for its effect, as an expression (a for header's). */
+static const char *effect_text(struct emitter *em, const struct expr *e)
+{
+	struct strbuf o;
+	const char *r;
+
+	sb_init(&o);
+	if (gen_scalar_stmt(em, &o, e)) {
+		o.buf[--o.len] = '\0';		/* the ';' */
+	} else {
+		sb_puts(&o, "(void)");
+		gen_expr(em, &o, e);
+	}
+	r = arena_strdup(em->s->arena, o.buf);
+	sb_free(&o);
+	return r;
 }
 
 static void gen_expr_stmt(struct emitter *em, const struct expr *e)
@@ -2769,11 +2798,9 @@ static void gen_stmt(struct emitter *em, const struct stmt *st)
 		return;
 	case ST_FOR:
 		line(em, "for (%s; %s; %s) {",
-		     st->init ? arena_printf(em->s->arena, "(void)%s",
-					     cond_text(em, st->init)) : "",
+		     st->init ? effect_text(em, st->init) : "",
 		     st->expr ? cond_text(em, st->expr) : "",
-		     st->incr ? arena_printf(em->s->arena, "(void)%s",
-					     cond_text(em, st->incr)) : "");
+		     st->incr ? effect_text(em, st->incr) : "");
 		em->depth++;
 		em->actions++;		/* the iteration itself */
 		gen_block_body(em, st->body);

@@ -134,11 +134,7 @@ static inline void stp_probe_0(struct context *c)
 	c->locks = &stp_probe_0_locks;
 	{
 		g_count = 3;
-		(void)({
-			int64_t __v = 4LL;
-			_stp_stat_add(g_total, __v);
-			__v;
-		});
+		_stp_stat_add(g_total, 4);
 		{
 			int64_t __v = 1LL;
 			if (unlikely(_stp_map_set_long(g_seen,

@@ -155,21 +155,9 @@ static inline void stp_probe_0(struct context *c)
 				      "keyword 'for' at stats_hist.stp:6:2");
 			goto out;
 		}
-		for ((void)({
-			int64_t __v = 1LL;
-			l->l_i = __v;
-			__v;
-		}); l->l_i <= 100; (void)({
-			int64_t __old =
-				l->l_i, __v = (int64_t)((uint64_t)__old + (uint64_t)1);
-			l->l_i = __v;
-			__old;
-		})) {
-			(void)({
-				int64_t __v = l->l_i;
-				_stp_stat_add(g_s, __v);
-				__v;
-			});
+		for (l->l_i = 1; l->l_i <= 100;
+		     l->l_i = (int64_t)((uint64_t)l->l_i + 1)) {
+			_stp_stat_add(g_s, l->l_i);
 			{
 				int64_t __key0 = ({
 					int64_t __x = l->l_i;

@@ -95,16 +95,8 @@ static inline void stp_probe_0(struct context *c)
 				      "keyword 'for' at stmt_control.stp:5:2");
 			goto out;
 		}
-		for ((void)({
-			int64_t __v = 0LL;
-			l->l_i = __v;
-			__v;
-		}); l->l_i < 10; (void)({
-			int64_t __old =
-				l->l_i, __v = (int64_t)((uint64_t)__old + (uint64_t)1);
-			l->l_i = __v;
-			__old;
-		})) {
+		for (l->l_i = 0; l->l_i < 10;
+		     l->l_i = (int64_t)((uint64_t)l->l_i + 1)) {
 			c->actionremaining -= 2;
 			if (unlikely(c->actionremaining < 0)) {
 				_stp_error_at(c, "MAXACTION exceeded",

@@ -43,7 +43,7 @@ struct stp_fn_exit_0_locals {
 struct stp_probe_0_locals {
 	char l_s[MAXSTRINGLEN];
 	char l_t[MAXSTRINGLEN];
-	char __tmp[3][MAXSTRINGLEN];
+	char __tmp[2][MAXSTRINGLEN];
 	char __unused;
 };
 
@@ -221,20 +221,16 @@ static inline void stp_probe_0(struct context *c)
 	l->l_s[0] = '\0';
 	l->l_t[0] = '\0';
 	{
-		(void)({
-			const char *__v = _stp_strcpy(l->__tmp[0], ({
-				const char *__x = "abc";
-				const char *__y = ({
-					int64_t __val0 = 42LL;
-					_stp_snprintf(l->__tmp[1], MAXSTRINGLEN,
-						      "%d", __val0);
-					(const char *)l->__tmp[1];
-				});
-				_stp_strcat(l->__tmp[2], __x, __y);
-			}));
-			_stp_strcpy(l->l_s, __v);
-			__v;
-		});
+		_stp_strcpy(l->l_s, ({
+			const char *__x = "abc";
+			const char *__y = ({
+				int64_t __val0 = 42LL;
+				_stp_snprintf(l->__tmp[0], MAXSTRINGLEN, "%d",
+					      __val0);
+				(const char *)l->__tmp[0];
+			});
+			_stp_strcat(l->__tmp[1], __x, __y);
+		}));
 		_stp_strcpy(l->l_t, ({
 			const char *__arg0 = l->l_s;
 			int64_t __arg1 = 1LL;
