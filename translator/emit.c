@@ -4351,6 +4351,7 @@ static void gen_globals_init(struct emitter *em, struct strbuf *o)
 static void gen_module_params(struct emitter *em, struct strbuf *o)
 {
 	struct session *s = em->s;
+	bool params = false;
 	int i;
 
 	for (i = 0; i < s->globals.n; i++) {
@@ -4364,8 +4365,10 @@ static void gen_module_params(struct emitter *em, struct strbuf *o)
 		else
 			sb_printf(o, "module_param_named(%s, %s, long, 0);\n",
 				  v->name, (const char *)v->priv);
+		params = true;
 	}
-	sb_putc(o, '\n');
+	if (params)
+		sb_putc(o, '\n');
 }
 
 /* ------------------------------------------------------------------ */
@@ -4707,10 +4710,18 @@ static void gen_embeds(struct emitter *em, struct strbuf *o)
 
 	for (i = 0; i < s->embeds.n; i++) {
 		const struct embedded *e = s->embeds.items[i];
+		const char *code = e->code, *end;
 
-		sb_printf(o, "/* embedded C from %s:%d */\n%s\n\n",
+		/* the block's own blank first and last lines go */
+		while (*code == '\n')
+			code++;
+		end = code + strlen(code);
+		while (end > code && (end[-1] == '\n' || end[-1] == ' ' ||
+				      end[-1] == '\t'))
+			end--;
+		sb_printf(o, "/* embedded C from %s:%d */\n%.*s\n\n",
 			  src_name(em, e->file ? e->file->src : NULL),
-			  e->loc.line, e->code);
+			  e->loc.line, (int)(end - code), code);
 	}
 }
 

@@ -43,10 +43,8 @@ union stp_func_locals {
 const char stp_module_name[] = "array_foreach";
 
 /* embedded C from logging.stp:4 */
-
 #include <linux/kernel.h>
 #include <linux/printk.h>
-
 
 /* global a:long */
 static const struct stp_map_desc g_a_desc = {
@@ -78,7 +76,6 @@ struct stp_rwlock *const stp_global_locks[] = {
 	NULL
 };
 const int stp_nglobal_locks = 2;
-
 
 static void stp_fn_exit_0(struct context *c);
 static void stp_probe_0(struct context *c);

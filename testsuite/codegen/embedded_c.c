@@ -62,15 +62,11 @@ union stp_func_locals {
 const char stp_module_name[] = "embedded_c";
 
 /* embedded C from embedded_c.stp:4 */
-
 #include <linux/jiffies.h>
 
-
 /* embedded C from logging.stp:4 */
-
 #include <linux/kernel.h>
 #include <linux/printk.h>
-
 
 /* global cap:long */
 static long g_cap = 5LL;

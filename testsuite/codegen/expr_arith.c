@@ -45,16 +45,13 @@ union stp_func_locals {
 const char stp_module_name[] = "expr_arith";
 
 /* embedded C from logging.stp:4 */
-
 #include <linux/kernel.h>
 #include <linux/printk.h>
-
 
 struct stp_rwlock *const stp_global_locks[] = {
 	NULL
 };
 const int stp_nglobal_locks = 0;
-
 
 static void stp_fn_exit_0(struct context *c);
 static void stp_probe_0(struct context *c);

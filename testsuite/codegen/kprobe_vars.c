@@ -52,7 +52,6 @@ union stp_func_locals {
 const char stp_module_name[] = "kprobe_vars";
 
 /* embedded C from linux/context.stp:5 */
-
 #include <linux/kernel.h>
 #include <linux/sched.h>
 #include <linux/pid.h>
@@ -173,12 +172,10 @@ static int __maybe_unused _tapset_env_var(char *out, size_t size,
 	return 0;
 }
 
-
 struct stp_rwlock *const stp_global_locks[] = {
 	NULL
 };
 const int stp_nglobal_locks = 0;
-
 
 static void stp_fn_execname_0(struct context *c);
 static void stp_probe_0(struct context *c);

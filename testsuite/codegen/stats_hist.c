@@ -42,10 +42,8 @@ union stp_func_locals {
 const char stp_module_name[] = "stats_hist";
 
 /* embedded C from logging.stp:4 */
-
 #include <linux/kernel.h>
 #include <linux/printk.h>
-
 
 /* global s:stats */
 static const struct stp_stat_desc g_s_desc = {
@@ -83,7 +81,6 @@ struct stp_rwlock *const stp_global_locks[] = {
 	NULL
 };
 const int stp_nglobal_locks = 2;
-
 
 static void stp_fn_exit_0(struct context *c);
 static void stp_probe_0(struct context *c);

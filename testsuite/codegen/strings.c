@@ -71,16 +71,12 @@ union stp_func_locals {
 const char stp_module_name[] = "strings";
 
 /* embedded C from string.stp:5 */
-
 #include <linux/kernel.h>
 #include <linux/string.h>
 
-
 /* embedded C from logging.stp:4 */
-
 #include <linux/kernel.h>
 #include <linux/printk.h>
-
 
 static struct stp_regex stp_regex[1];
 
@@ -88,7 +84,6 @@ struct stp_rwlock *const stp_global_locks[] = {
 	NULL
 };
 const int stp_nglobal_locks = 0;
-
 
 static void stp_fn_substr_3(struct context *c);
 static void stp_fn_matched_1(struct context *c);

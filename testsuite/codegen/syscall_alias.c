@@ -129,7 +129,6 @@ union stp_func_locals {
 const char stp_module_name[] = "syscall_alias";
 
 /* embedded C from linux/aux_syscalls.stp:6 */
-
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/minmax.h>
@@ -223,9 +222,7 @@ static __maybe_unused int _tapset_sc_quote_byte(char *out, size_t *used,
 	return 1;
 }
 
-
 /* embedded C from linux/aux_syscalls.stp:148 */
-
 #include <linux/fcntl.h>
 
 static const struct _tapset_sc_sym _tapset_sc_open_flags[] __maybe_unused = {
@@ -239,9 +236,7 @@ static const struct _tapset_sc_sym _tapset_sc_open_flags[] __maybe_unused = {
 	_TAPSET_SC_SYM(O_CLOEXEC), _TAPSET_SC_SYM(O_PATH),
 };
 
-
 /* embedded C from linux/aux_syscalls.stp:183 */
-
 static const struct _tapset_sc_sym _tapset_sc_at_flags[] __maybe_unused = {
 	{ 0x100, "AT_SYMLINK_NOFOLLOW" }, { 0x200, "AT_REMOVEDIR" },
 	{ 0x400, "AT_SYMLINK_FOLLOW" }, { 0x800, "AT_NO_AUTOMOUNT" },
@@ -249,9 +244,7 @@ static const struct _tapset_sc_sym _tapset_sc_at_flags[] __maybe_unused = {
 	{ 0x4000, "AT_STATX_DONT_SYNC" }, { 0x8000, "AT_RECURSIVE" },
 };
 
-
 /* embedded C from linux/aux_syscalls.stp:206 */
-
 static const struct _tapset_sc_sym _tapset_sc_prot[] __maybe_unused = {
 	{ 0x1, "PROT_READ" }, { 0x2, "PROT_WRITE" }, { 0x4, "PROT_EXEC" },
 	{ 0x8, "PROT_SEM" }, { 0x01000000, "PROT_GROWSDOWN" },
@@ -269,9 +262,7 @@ static const struct _tapset_sc_sym _tapset_sc_mmap_flags[] __maybe_unused = {
 	{ 0x4000000, "MAP_UNINITIALIZED" },
 };
 
-
 /* embedded C from linux/aux_syscalls.stp:301 */
-
 static const char *const _tapset_sc_signal_names[] __maybe_unused = {
 	"SIG_0", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP",
 	"SIGABRT", "SIGBUS", "SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV",
@@ -299,9 +290,7 @@ static __maybe_unused void _tapset_sc_signal_str(char *out, size_t len,
 		snprintf(out, len, "%lld", (long long)sig);
 }
 
-
 /* embedded C from linux/aux_syscalls.stp:356 */
-
 static const struct _tapset_sc_sym _tapset_sc_clone_flags[] __maybe_unused = {
 	{ 0x100, "CLONE_VM" }, { 0x200, "CLONE_FS" },
 	{ 0x400, "CLONE_FILES" }, { 0x800, "CLONE_SIGHAND" },
@@ -318,9 +307,7 @@ static const struct _tapset_sc_sym _tapset_sc_clone_flags[] __maybe_unused = {
 	{ 0x80000000, "CLONE_IO" },
 };
 
-
 /* embedded C from linux/uconversions.stp:5 */
-
 #include <linux/string.h>
 #include <linux/minmax.h>
 
@@ -374,9 +361,7 @@ static int __maybe_unused _tapset_ustring(char *out, unsigned long addr,
 	return _stp_ustrncpy(out, addr, n + 1) < 0 ? -EFAULT : 0;
 }
 
-
 /* embedded C from linux/context.stp:5 */
-
 #include <linux/kernel.h>
 #include <linux/sched.h>
 #include <linux/pid.h>
@@ -497,9 +482,7 @@ static int __maybe_unused _tapset_env_var(char *out, size_t size,
 	return 0;
 }
 
-
 /* embedded C from errno.stp:5 */
-
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/ptrace.h>
@@ -679,18 +662,13 @@ static __maybe_unused const char *_tapset_errno_name(int64_t err)
 	return NULL;
 }
 
-
 /* embedded C from logging.stp:4 */
-
 #include <linux/kernel.h>
 #include <linux/printk.h>
 
-
 /* embedded C from string.stp:5 */
-
 #include <linux/kernel.h>
 #include <linux/string.h>
-
 
 /* global calls:long */
 static const struct stp_map_desc g_calls_desc = {

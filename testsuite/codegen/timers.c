@@ -51,10 +51,8 @@ union stp_func_locals {
 const char stp_module_name[] = "timers";
 
 /* embedded C from logging.stp:4 */
-
 #include <linux/kernel.h>
 #include <linux/printk.h>
-
 
 /* global n:long */
 static long g_n;

@@ -43,7 +43,6 @@ union stp_func_locals {
 const char stp_module_name[] = "tracepoint";
 
 /* embedded C from linux/conversions.stp:5 */
-
 #include <linux/string.h>
 #include <linux/minmax.h>
 
@@ -72,12 +71,10 @@ const char stp_module_name[] = "tracepoint";
 				   "[man error::fault]", what, a_);	\
 	} while (0)
 
-
 struct stp_rwlock *const stp_global_locks[] = {
 	NULL
 };
 const int stp_nglobal_locks = 0;
-
 
 static void stp_fn_kernel_string_1(struct context *c);
 static void stp_probe_0(struct context *c);

@@ -44,7 +44,6 @@ struct stp_rwlock *const stp_global_locks[] = {
 };
 const int stp_nglobal_locks = 0;
 
-
 static void stp_probe_0(struct context *c);
 static void stp_probe_1(struct context *c);
 
