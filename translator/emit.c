@@ -1777,6 +1777,50 @@ static void gen_pretty(struct emitter *em, struct strbuf *o,
 /* Open a block with a fresh pair of target temporaries, an address that
  * starts at init and a value; *a and *v name them.
  */
+/* Whether text mentions the identifier name (not as part of another). */
+static bool mentions(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = strstr(text, name); p; p = strstr(p + 1, name)) {
+		char next = p[n];
+
+		if (!(next == '_' || (next >= '0' && next <= '9') ||
+		      (next >= 'a' && next <= 'z') ||
+		      (next >= 'A' && next <= 'Z')))
+			return true;
+	}
+	return false;
+}
+
+/* Once the block that tvar_open opened at o[at] is written: declare
+ * only the temporaries it uses, without the casts that kept the
+ * others quiet.
+ */
+static void tvar_trim(struct emitter *em, struct strbuf *o, size_t at,
+		      const char *a, const char *v)
+{
+	const char *decl = arena_printf(em->s->arena,
+					"{ unsigned long %s = 0; u64 %s = 0; "
+					"(void)%s; (void)%s; ", a, v, a, v);
+	size_t n = strlen(decl);
+	struct strbuf t;
+
+	if (o->len < at + n || strncmp(o->buf + at, decl, n))
+		return;
+	sb_init(&t);
+	sb_putn(&t, o->buf, at);
+	sb_puts(&t, "{ ");
+	if (mentions(o->buf + at + n, a))
+		sb_printf(&t, "unsigned long %s = 0; ", a);
+	if (mentions(o->buf + at + n, v))
+		sb_printf(&t, "u64 %s = 0; ", v);
+	sb_puts(&t, o->buf + at + n);
+	sb_free(o);
+	*o = t;
+}
+
 static void tvar_open(struct emitter *em, struct strbuf *o, const char *init,
 		      const char **a, const char **v)
 {
@@ -1968,6 +2012,7 @@ static void gen_target_reads(struct emitter *em, struct strbuf *o,
 	const struct tref *r = e->tref;
 	const char *at = where(em, e);
 	const char *a, *v;
+	size_t start;
 
 	if (r->base == TRB_STRING) {
 		sb_puts(o, "((const char *)");
@@ -1986,6 +2031,7 @@ static void gen_target_reads(struct emitter *em, struct strbuf *o,
 		return;
 	}
 	sb_putc(o, '(');
+	start = o->len;
 	tvar_open(em, o, "0", &a, &v);
 	if (r->base == TRB_LIST || e->pretty) {
 		const char *buf = new_tmp(em);
@@ -2010,6 +2056,7 @@ static void gen_target_reads(struct emitter *em, struct strbuf *o,
 		gen_tload(em, o, r->final, r->in_mem, r->bit_off, r->bit_size,
 			  a, v, at);
 	sb_printf(o, "(int64_t)%s; })", v);
+	tvar_trim(em, o, start, a, v);
 }
 
 /* User-space targets (uprobes) read with _stp_uread, kernel ones with

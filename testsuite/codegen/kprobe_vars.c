@@ -310,8 +310,6 @@ static inline void stp_probe_0(struct context *c)
 				int64_t __val2 = ({
 					unsigned long __a1 = 0;
 					u64 __v1 = 0;
-					(void)__a1;
-					(void)__v1;
 					__v1 = (u64)c->regs->di;
 					__a1 = (unsigned long)__v1;
 					__a1 += 48UL;

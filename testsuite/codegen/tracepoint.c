@@ -136,8 +136,6 @@ static inline void stp_probe_0(struct context *c)
 			int64_t __val0 = ({
 				unsigned long __a1 = 0;
 				u64 __v1 = 0;
-				(void)__a1;
-				(void)__v1;
 				__v1 = c->targs[0];
 				__a1 = (unsigned long)__v1;
 				__a1 += 2432UL;
@@ -159,8 +157,6 @@ static inline void stp_probe_0(struct context *c)
 				int64_t __arg0 = ({
 					unsigned long __a2 = 0;
 					u64 __v2 = 0;
-					(void)__a2;
-					(void)__v2;
 					__v2 = c->targs[2];
 					__a2 = (unsigned long)__v2;
 					__a2 += 96UL;
