@@ -3425,10 +3425,16 @@ static void gen_unlock(struct emitter *em, const struct derived_probe *dp)
  */
 static void gen_handler_run(struct emitter *em, struct derived_probe *dp)
 {
+	const struct stmt *body = dp->body;
+
 	if (dp->cond)
 		line(em, "if (!(%s))\n\t\treturn;", cond_text(em, dp->cond));
 	gen_lock(em, dp);
-	gen_block_body(em, dp->body);
+	/* the probe's one block is the function's: no braces of its own */
+	if (body->kind == ST_BLOCK && body->stmts.n == 1 &&
+	    ((const struct stmt *)body->stmts.items[0])->kind == ST_BLOCK)
+		body = body->stmts.items[0];
+	gen_block_body(em, body);
 	em->depth = 0;
 	line(em, "out: __maybe_unused;");
 	em->depth = 1;

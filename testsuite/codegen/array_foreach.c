@@ -143,117 +143,106 @@ static inline void stp_probe_0(struct context *c)
 		return;
 	c->locks = &stp_probe_0_locks;
 	{
-		{
-			int64_t __v = 10LL;
-			if (unlikely(_stp_map_set_long(g_a,
-						       STP_KEYS({ .s = "x" },
-								{ .n = 1LL }),
-						       __v))) {
-				_stp_error_at(c,
-					      "Array overflow, check MAXMAPENTRIES",
-					      "identifier 'a' at array_foreach.stp:6:2");
-				goto out;
-			}
-		}
-		{
-			int64_t __v = 20LL;
-			if (unlikely(_stp_map_set_long(g_a,
-						       STP_KEYS({ .s = "y" },
-								{ .n = 2LL }),
-						       __v))) {
-				_stp_error_at(c,
-					      "Array overflow, check MAXMAPENTRIES",
-					      "identifier 'a' at array_foreach.stp:7:2");
-				goto out;
-			}
-		}
-		{
-			int64_t __v = 1LL;
-			if (unlikely(_stp_map_set_long(g_b,
-						       STP_KEYS({ .n = 3LL }),
-						       __v))) {
-				_stp_error_at(c,
-					      "Array overflow, check MAXMAPENTRIES",
-					      "identifier 'b' at array_foreach.stp:8:2");
-				goto out;
-			}
-		}
-		c->actionremaining -= 4;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'if' at array_foreach.stp:9:2");
+		int64_t __v = 10LL;
+		if (unlikely(_stp_map_set_long(g_a,
+					       STP_KEYS({ .s = "x" },
+							{ .n = 1LL }), __v))) {
+			_stp_error_at(c, "Array overflow, check MAXMAPENTRIES",
+				      "identifier 'a' at array_foreach.stp:6:2");
 			goto out;
 		}
-		if (((int64_t)_stp_map_exists(g_a,
-					      STP_KEYS({ .s = "x" },
-						       { .n = 1LL })))) {
-			_stp_map_delete(g_a,
-					STP_KEYS({ .s = "x" }, { .n = 1LL }));
-			c->actionremaining -= 1;
-			if (unlikely(c->actionremaining < 0)) {
-				_stp_error_at(c, "MAXACTION exceeded",
-					      "keyword 'delete' at array_foreach.stp:10:3");
-				goto out;
-			}
+	}
+	{
+		int64_t __v = 20LL;
+		if (unlikely(_stp_map_set_long(g_a,
+					       STP_KEYS({ .s = "y" },
+							{ .n = 2LL }), __v))) {
+			_stp_error_at(c, "Array overflow, check MAXMAPENTRIES",
+				      "identifier 'a' at array_foreach.stp:7:2");
+			goto out;
 		}
+	}
+	{
+		int64_t __v = 1LL;
+		if (unlikely(_stp_map_set_long(g_b, STP_KEYS({ .n = 3LL }),
+					       __v))) {
+			_stp_error_at(c, "Array overflow, check MAXMAPENTRIES",
+				      "identifier 'b' at array_foreach.stp:8:2");
+			goto out;
+		}
+	}
+	c->actionremaining -= 4;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'if' at array_foreach.stp:9:2");
+		goto out;
+	}
+	if (((int64_t)_stp_map_exists(g_a,
+				      STP_KEYS({ .s = "x" }, { .n = 1LL })))) {
+		_stp_map_delete(g_a, STP_KEYS({ .s = "x" }, { .n = 1LL }));
 		c->actionremaining -= 1;
 		if (unlikely(c->actionremaining < 0)) {
 			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'foreach' at array_foreach.stp:11:2");
+				      "keyword 'delete' at array_foreach.stp:10:3");
 			goto out;
 		}
-		{
-			struct stp_map_node *__n;
-			int64_t __limit = 5LL;
-			_stp_map_sort(g_a, 0, -1, STP_STAT_COUNT);
-			for (__n = _stp_map_first(g_a); __n;
-			     __n = _stp_map_next(g_a, __n)) {
-				if (__limit-- <= 0)
-					break;
-				_stp_strcpy(l->l_k,
-					    _stp_node_key_str(g_a, __n, 0));
-				l->l_n = _stp_node_key_long(g_a, __n, 1);
-				{
-					const char *__val0 = l->l_k;
-					int64_t __val1 = l->l_n;
-					int64_t __val2 =
-						_stp_map_get_long(g_a,
-								  STP_KEYS({ .s = l->l_k },
-									   { .n = l->l_n }));
-					_stp_printf("%s %d %d\n", __val0,
-						    __val1, __val2);
-				}
-				c->actionremaining -= 2;
-				if (unlikely(c->actionremaining < 0)) {
-					_stp_error_at(c, "MAXACTION exceeded",
-						      "identifier 'printf' at array_foreach.stp:12:3");
-					goto out;
-				}
+	}
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'foreach' at array_foreach.stp:11:2");
+		goto out;
+	}
+	{
+		struct stp_map_node *__n;
+		int64_t __limit = 5LL;
+		_stp_map_sort(g_a, 0, -1, STP_STAT_COUNT);
+		for (__n = _stp_map_first(g_a); __n;
+		     __n = _stp_map_next(g_a, __n)) {
+			if (__limit-- <= 0)
+				break;
+			_stp_strcpy(l->l_k, _stp_node_key_str(g_a, __n, 0));
+			l->l_n = _stp_node_key_long(g_a, __n, 1);
+			{
+				const char *__val0 = l->l_k;
+				int64_t __val1 = l->l_n;
+				int64_t __val2 =
+					_stp_map_get_long(g_a,
+							  STP_KEYS({ .s = l->l_k },
+								   { .n = l->l_n }));
+				_stp_printf("%s %d %d\n", __val0, __val1,
+					    __val2);
+			}
+			c->actionremaining -= 2;
+			if (unlikely(c->actionremaining < 0)) {
+				_stp_error_at(c, "MAXACTION exceeded",
+					      "identifier 'printf' at array_foreach.stp:12:3");
+				goto out;
 			}
 		}
-		_stp_map_clear(g_b);
-		if (unlikely(c->nesting + 1 > MAXNESTING)) {
-			_stp_error_at(c, "MAXNESTING exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		if (unlikely(!_stp_call_room(c))) {
-			_stp_error_at(c, "MAXCALLSTACK exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		c->last_stmt = "identifier 'exit' at array_foreach.stp:14:2";
-		c->nesting++;
-		stp_fn_exit_0(c);
-		c->nesting--;
-		if (unlikely(c->last_error))
-			goto out;
-		c->actionremaining -= 2;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at array_foreach.stp:5:13");
-			goto out;
-		}
+	}
+	_stp_map_clear(g_b);
+	if (unlikely(c->nesting + 1 > MAXNESTING)) {
+		_stp_error_at(c, "MAXNESTING exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	if (unlikely(!_stp_call_room(c))) {
+		_stp_error_at(c, "MAXCALLSTACK exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	c->last_stmt = "identifier 'exit' at array_foreach.stp:14:2";
+	c->nesting++;
+	stp_fn_exit_0(c);
+	c->nesting--;
+	if (unlikely(c->last_error))
+		goto out;
+	c->actionremaining -= 2;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at array_foreach.stp:5:13");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))

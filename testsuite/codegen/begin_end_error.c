@@ -132,26 +132,22 @@ static inline void stp_probe_0(struct context *c)
 	if (!stp_probe_0_lock())
 		return;
 	c->locks = &stp_probe_0_locks;
+	g_count = 3;
+	_stp_stat_add(g_total, 4);
 	{
-		g_count = 3;
-		_stp_stat_add(g_total, 4);
-		{
-			int64_t __v = 1LL;
-			if (unlikely(_stp_map_set_long(g_seen,
-						       STP_KEYS({ .s = "a" }),
-						       __v))) {
-				_stp_error_at(c,
-					      "Array overflow, check MAXMAPENTRIES",
-					      "identifier 'seen' at begin_end_error.stp:8:2");
-				goto out;
-			}
-		}
-		c->actionremaining -= 3;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at begin_end_error.stp:5:13");
+		int64_t __v = 1LL;
+		if (unlikely(_stp_map_set_long(g_seen, STP_KEYS({ .s = "a" }),
+					       __v))) {
+			_stp_error_at(c, "Array overflow, check MAXMAPENTRIES",
+				      "identifier 'seen' at begin_end_error.stp:8:2");
 			goto out;
 		}
+	}
+	c->actionremaining -= 3;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at begin_end_error.stp:5:13");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))
@@ -161,14 +157,11 @@ out: __maybe_unused;
 /* probe end */
 static inline void stp_probe_1(struct context *c)
 {
-	{
-		_stp_printf("%s\n", c->probe->lits[0]);
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      c->probe->lits[1]);
-			goto out;
-		}
+	_stp_printf("%s\n", c->probe->lits[0]);
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded", c->probe->lits[1]);
+		goto out;
 	}
 out: __maybe_unused;
 }

@@ -203,119 +203,113 @@ static inline void stp_probe_0(struct context *c)
 		return;
 	c->locks = &stp_probe_0_locks;
 	{
-		{
-			int64_t __val0 = ({
-				int64_t __arg0 = 21LL;
-				int64_t __ret = 0;
-				if (unlikely(c->nesting + 1 > MAXNESTING)) {
-					_stp_error_at(c, "MAXNESTING exceeded",
-						      "identifier 'twice' at embedded_c.stp:10:10");
+		int64_t __val0 = ({
+			int64_t __arg0 = 21LL;
+			int64_t __ret = 0;
+			if (unlikely(c->nesting + 1 > MAXNESTING)) {
+				_stp_error_at(c, "MAXNESTING exceeded",
+					      "identifier 'twice' at embedded_c.stp:10:10");
+				goto out;
+			}
+			if (unlikely(!_stp_call_room(c))) {
+				_stp_error_at(c, "MAXCALLSTACK exceeded",
+					      "identifier 'twice' at embedded_c.stp:10:10");
+				goto out;
+			}
+			{
+				struct stp_fn_twice_1_locals *__callee =
+					&c->func_locals[c->nesting + 1].fn_twice_1;
+				__callee->l_x = __arg0;
+				c->last_stmt =
+					"identifier 'twice' at embedded_c.stp:23:10";
+				c->nesting++;
+				stp_fn_twice_1(c);
+				c->nesting--;
+				if (unlikely(c->last_error))
 					goto out;
-				}
-				if (unlikely(!_stp_call_room(c))) {
-					_stp_error_at(c,
-						      "MAXCALLSTACK exceeded",
-						      "identifier 'twice' at embedded_c.stp:10:10");
+				__ret = __callee->__retvalue;
+			}
+			__ret;
+		});
+		const char *__val1 = " ";
+		const char *__val2 = ({
+			int64_t __arg0 = 7LL;
+			if (unlikely(c->nesting + 1 > MAXNESTING)) {
+				_stp_error_at(c, "MAXNESTING exceeded",
+					      "identifier 'tag' at embedded_c.stp:14:10");
+				goto out;
+			}
+			if (unlikely(!_stp_call_room(c))) {
+				_stp_error_at(c, "MAXCALLSTACK exceeded",
+					      "identifier 'tag' at embedded_c.stp:14:10");
+				goto out;
+			}
+			{
+				struct stp_fn_tag_1_locals *__callee =
+					&c->func_locals[c->nesting + 1].fn_tag_1;
+				__callee->l_n = __arg0;
+				c->last_stmt =
+					"identifier 'tag' at embedded_c.stp:23:26";
+				c->nesting++;
+				stp_fn_tag_1(c);
+				c->nesting--;
+				if (unlikely(c->last_error))
 					goto out;
-				}
-				{
-					struct stp_fn_twice_1_locals *__callee =
-						&c->func_locals[c->nesting + 1].fn_twice_1;
-					__callee->l_x = __arg0;
-					c->last_stmt =
-						"identifier 'twice' at embedded_c.stp:23:10";
-					c->nesting++;
-					stp_fn_twice_1(c);
-					c->nesting--;
-					if (unlikely(c->last_error))
-						goto out;
-					__ret = __callee->__retvalue;
-				}
-				__ret;
-			});
-			const char *__val1 = " ";
-			const char *__val2 = ({
-				int64_t __arg0 = 7LL;
-				if (unlikely(c->nesting + 1 > MAXNESTING)) {
-					_stp_error_at(c, "MAXNESTING exceeded",
-						      "identifier 'tag' at embedded_c.stp:14:10");
+				_stp_strcpy(l->__tmp[0], __callee->__retvalue);
+			}
+			l->__tmp[0];
+		});
+		const char *__val3 = " ";
+		int64_t __val4 = ({
+			int64_t __ret = 0;
+			if (unlikely(c->nesting + 1 > MAXNESTING)) {
+				_stp_error_at(c, "MAXNESTING exceeded",
+					      "identifier 'over' at embedded_c.stp:18:10");
+				goto out;
+			}
+			if (unlikely(!_stp_call_room(c))) {
+				_stp_error_at(c, "MAXCALLSTACK exceeded",
+					      "identifier 'over' at embedded_c.stp:18:10");
+				goto out;
+			}
+			{
+				struct stp_fn_over_0_locals *__callee =
+					&c->func_locals[c->nesting + 1].fn_over_0;
+				c->last_stmt =
+					"identifier 'over' at embedded_c.stp:23:39";
+				c->nesting++;
+				stp_fn_over_0(c);
+				c->nesting--;
+				if (unlikely(c->last_error))
 					goto out;
-				}
-				if (unlikely(!_stp_call_room(c))) {
-					_stp_error_at(c,
-						      "MAXCALLSTACK exceeded",
-						      "identifier 'tag' at embedded_c.stp:14:10");
-					goto out;
-				}
-				{
-					struct stp_fn_tag_1_locals *__callee =
-						&c->func_locals[c->nesting + 1].fn_tag_1;
-					__callee->l_n = __arg0;
-					c->last_stmt =
-						"identifier 'tag' at embedded_c.stp:23:26";
-					c->nesting++;
-					stp_fn_tag_1(c);
-					c->nesting--;
-					if (unlikely(c->last_error))
-						goto out;
-					_stp_strcpy(l->__tmp[0],
-						    __callee->__retvalue);
-				}
-				l->__tmp[0];
-			});
-			const char *__val3 = " ";
-			int64_t __val4 = ({
-				int64_t __ret = 0;
-				if (unlikely(c->nesting + 1 > MAXNESTING)) {
-					_stp_error_at(c, "MAXNESTING exceeded",
-						      "identifier 'over' at embedded_c.stp:18:10");
-					goto out;
-				}
-				if (unlikely(!_stp_call_room(c))) {
-					_stp_error_at(c,
-						      "MAXCALLSTACK exceeded",
-						      "identifier 'over' at embedded_c.stp:18:10");
-					goto out;
-				}
-				{
-					struct stp_fn_over_0_locals *__callee =
-						&c->func_locals[c->nesting + 1].fn_over_0;
-					c->last_stmt =
-						"identifier 'over' at embedded_c.stp:23:39";
-					c->nesting++;
-					stp_fn_over_0(c);
-					c->nesting--;
-					if (unlikely(c->last_error))
-						goto out;
-					__ret = __callee->__retvalue;
-				}
-				__ret;
-			});
-			_stp_printf("%d%s%s%s%d\n", __val0, __val1, __val2,
-				    __val3, __val4);
-		}
-		if (unlikely(c->nesting + 1 > MAXNESTING)) {
-			_stp_error_at(c, "MAXNESTING exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		if (unlikely(!_stp_call_room(c))) {
-			_stp_error_at(c, "MAXCALLSTACK exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		c->last_stmt = "identifier 'exit' at embedded_c.stp:24:2";
-		c->nesting++;
-		stp_fn_exit_0(c);
-		c->nesting--;
-		if (unlikely(c->last_error))
-			goto out;
-		c->actionremaining -= 2;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at embedded_c.stp:22:13");
-			goto out;
-		}
+				__ret = __callee->__retvalue;
+			}
+			__ret;
+		});
+		_stp_printf("%d%s%s%s%d\n", __val0, __val1, __val2, __val3,
+			    __val4);
+	}
+	if (unlikely(c->nesting + 1 > MAXNESTING)) {
+		_stp_error_at(c, "MAXNESTING exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	if (unlikely(!_stp_call_room(c))) {
+		_stp_error_at(c, "MAXCALLSTACK exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	c->last_stmt = "identifier 'exit' at embedded_c.stp:24:2";
+	c->nesting++;
+	stp_fn_exit_0(c);
+	c->nesting--;
+	if (unlikely(c->last_error))
+		goto out;
+	c->actionremaining -= 2;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at embedded_c.stp:22:13");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))

@@ -88,60 +88,58 @@ static inline void stp_probe_0(struct context *c)
 	l->l_b = 0;
 	l->l_c = 0;
 	l->l_d = 0;
-	{
-		l->l_a = 7;
-		l->l_b =
-			(int64_t)(((((uint64_t)l->l_a * 3) - ((uint64_t)l->l_a << 2)) + (((uint64_t)l->l_a & 5) | 8)) ^ ~(uint64_t)l->l_a);
-		l->l_c = ({
-			uint64_t __x = ({
-				int64_t __x = l->l_b;
-				int64_t __y = l->l_a;
-				if (unlikely(__y == 0)) {
-					_stp_error_at(c, "division by 0",
-						      "operator '/' at expr_arith.stp:7:8");
-					goto out;
-				}
-				__y == -1 ? (int64_t)(0 - (uint64_t)__x) : __x / __y;
-			});
-			uint64_t __y = ({
-				int64_t __x = l->l_b;
-				int64_t __y = 3LL;
-				if (unlikely(__y == 0)) {
-					_stp_error_at(c, "division by 0",
-						      "operator '%' at expr_arith.stp:7:16");
-					goto out;
-				}
-				__y == -1 ? 0 : __x % __y;
-			});
-			(int64_t)(__x + __y);
+	l->l_a = 7;
+	l->l_b =
+		(int64_t)(((((uint64_t)l->l_a * 3) - ((uint64_t)l->l_a << 2)) + (((uint64_t)l->l_a & 5) | 8)) ^ ~(uint64_t)l->l_a);
+	l->l_c = ({
+		uint64_t __x = ({
+			int64_t __x = l->l_b;
+			int64_t __y = l->l_a;
+			if (unlikely(__y == 0)) {
+				_stp_error_at(c, "division by 0",
+					      "operator '/' at expr_arith.stp:7:8");
+				goto out;
+			}
+			__y == -1 ? (int64_t)(0 - (uint64_t)__x) : __x / __y;
 		});
-		l->l_d =
-			((int64_t)(l->l_a > l->l_b) ? l->l_a : ((int64_t)(0 - (uint64_t)l->l_b)));
-		l->l_a = (int64_t)((uint64_t)l->l_a + 1);
-		l->l_c = (int64_t)((uint64_t)l->l_c + (uint64_t)l->l_d);
-		_stp_printf("%d %d %d %d\n", l->l_a, l->l_b, l->l_c, l->l_d);
-		if (unlikely(c->nesting + 1 > MAXNESTING)) {
-			_stp_error_at(c, "MAXNESTING exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		if (unlikely(!_stp_call_room(c))) {
-			_stp_error_at(c, "MAXCALLSTACK exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		c->last_stmt = "identifier 'exit' at expr_arith.stp:12:2";
-		c->nesting++;
-		stp_fn_exit_0(c);
-		c->nesting--;
-		if (unlikely(c->last_error))
-			goto out;
-		c->actionremaining -= 8;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at expr_arith.stp:4:13");
-			goto out;
-		}
+		uint64_t __y = ({
+			int64_t __x = l->l_b;
+			int64_t __y = 3LL;
+			if (unlikely(__y == 0)) {
+				_stp_error_at(c, "division by 0",
+					      "operator '%' at expr_arith.stp:7:16");
+				goto out;
+			}
+			__y == -1 ? 0 : __x % __y;
+		});
+		(int64_t)(__x + __y);
+	});
+	l->l_d =
+		((int64_t)(l->l_a > l->l_b) ? l->l_a : ((int64_t)(0 - (uint64_t)l->l_b)));
+	l->l_a = (int64_t)((uint64_t)l->l_a + 1);
+	l->l_c = (int64_t)((uint64_t)l->l_c + (uint64_t)l->l_d);
+	_stp_printf("%d %d %d %d\n", l->l_a, l->l_b, l->l_c, l->l_d);
+	if (unlikely(c->nesting + 1 > MAXNESTING)) {
+		_stp_error_at(c, "MAXNESTING exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	if (unlikely(!_stp_call_room(c))) {
+		_stp_error_at(c, "MAXCALLSTACK exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	c->last_stmt = "identifier 'exit' at expr_arith.stp:12:2";
+	c->nesting++;
+	stp_fn_exit_0(c);
+	c->nesting--;
+	if (unlikely(c->last_error))
+		goto out;
+	c->actionremaining -= 8;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at expr_arith.stp:4:13");
+		goto out;
 	}
 out: __maybe_unused;
 }

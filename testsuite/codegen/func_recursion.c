@@ -227,113 +227,108 @@ static inline void stp_probe_0(struct context *c)
 {
 	struct stp_probe_0_locals *l = &c->probe_locals.p0;
 	{
-		{
-			const char *__arg0 = ({
-				const char *__arg0 = "world";
-				if (unlikely(c->nesting + 1 > MAXNESTING)) {
-					_stp_error_at(c, "MAXNESTING exceeded",
-						      "identifier 'greet' at func_recursion.stp:9:10");
-					goto out;
-				}
-				if (unlikely(!_stp_call_room(c))) {
-					_stp_error_at(c,
-						      "MAXCALLSTACK exceeded",
-						      "identifier 'greet' at func_recursion.stp:9:10");
-					goto out;
-				}
-				{
-					struct stp_fn_greet_1_locals *__callee =
-						&c->func_locals[c->nesting + 1].fn_greet_1;
-					_stp_strcpy(__callee->l_who, __arg0);
-					c->last_stmt =
-						"identifier 'greet' at func_recursion.stp:18:6";
-					c->nesting++;
-					stp_fn_greet_1(c);
-					c->nesting--;
-					if (unlikely(c->last_error))
-						goto out;
-					_stp_strcpy(l->__tmp[0],
-						    __callee->__retvalue);
-				}
-				l->__tmp[0];
-			});
+		const char *__arg0 = ({
+			const char *__arg0 = "world";
 			if (unlikely(c->nesting + 1 > MAXNESTING)) {
 				_stp_error_at(c, "MAXNESTING exceeded",
-					      "identifier 'say' at func_recursion.stp:13:10");
+					      "identifier 'greet' at func_recursion.stp:9:10");
 				goto out;
 			}
 			if (unlikely(!_stp_call_room(c))) {
 				_stp_error_at(c, "MAXCALLSTACK exceeded",
-					      "identifier 'say' at func_recursion.stp:13:10");
+					      "identifier 'greet' at func_recursion.stp:9:10");
 				goto out;
 			}
 			{
-				struct stp_fn_say_1_locals *__callee =
-					&c->func_locals[c->nesting + 1].fn_say_1;
-				_stp_strcpy(__callee->l_what, __arg0);
+				struct stp_fn_greet_1_locals *__callee =
+					&c->func_locals[c->nesting + 1].fn_greet_1;
+				_stp_strcpy(__callee->l_who, __arg0);
 				c->last_stmt =
-					"identifier 'say' at func_recursion.stp:18:2";
+					"identifier 'greet' at func_recursion.stp:18:6";
 				c->nesting++;
-				stp_fn_say_1(c);
+				stp_fn_greet_1(c);
 				c->nesting--;
 				if (unlikely(c->last_error))
 					goto out;
+				_stp_strcpy(l->__tmp[0], __callee->__retvalue);
 			}
-		}
-		{
-			int64_t __val0 = ({
-				int64_t __arg0 = 10LL;
-				int64_t __ret = 0;
-				if (unlikely(c->nesting + 1 > MAXNESTING)) {
-					_stp_error_at(c, "MAXNESTING exceeded",
-						      "identifier 'fib' at func_recursion.stp:3:10");
-					goto out;
-				}
-				if (unlikely(!_stp_call_room(c))) {
-					_stp_error_at(c,
-						      "MAXCALLSTACK exceeded",
-						      "identifier 'fib' at func_recursion.stp:3:10");
-					goto out;
-				}
-				{
-					struct stp_fn_fib_1_locals *__callee =
-						&c->func_locals[c->nesting + 1].fn_fib_1;
-					__callee->l_n = __arg0;
-					c->last_stmt =
-						"identifier 'fib' at func_recursion.stp:19:17";
-					c->nesting++;
-					stp_fn_fib_1(c);
-					c->nesting--;
-					if (unlikely(c->last_error))
-						goto out;
-					__ret = __callee->__retvalue;
-				}
-				__ret;
-			});
-			_stp_printf("%d\n", __val0);
-		}
+			l->__tmp[0];
+		});
 		if (unlikely(c->nesting + 1 > MAXNESTING)) {
 			_stp_error_at(c, "MAXNESTING exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
+				      "identifier 'say' at func_recursion.stp:13:10");
 			goto out;
 		}
 		if (unlikely(!_stp_call_room(c))) {
 			_stp_error_at(c, "MAXCALLSTACK exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
+				      "identifier 'say' at func_recursion.stp:13:10");
 			goto out;
 		}
-		c->last_stmt = "identifier 'exit' at func_recursion.stp:20:2";
-		c->nesting++;
-		stp_fn_exit_0(c);
-		c->nesting--;
-		if (unlikely(c->last_error))
-			goto out;
-		c->actionremaining -= 3;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at func_recursion.stp:17:13");
-			goto out;
+		{
+			struct stp_fn_say_1_locals *__callee =
+				&c->func_locals[c->nesting + 1].fn_say_1;
+			_stp_strcpy(__callee->l_what, __arg0);
+			c->last_stmt =
+				"identifier 'say' at func_recursion.stp:18:2";
+			c->nesting++;
+			stp_fn_say_1(c);
+			c->nesting--;
+			if (unlikely(c->last_error))
+				goto out;
 		}
+	}
+	{
+		int64_t __val0 = ({
+			int64_t __arg0 = 10LL;
+			int64_t __ret = 0;
+			if (unlikely(c->nesting + 1 > MAXNESTING)) {
+				_stp_error_at(c, "MAXNESTING exceeded",
+					      "identifier 'fib' at func_recursion.stp:3:10");
+				goto out;
+			}
+			if (unlikely(!_stp_call_room(c))) {
+				_stp_error_at(c, "MAXCALLSTACK exceeded",
+					      "identifier 'fib' at func_recursion.stp:3:10");
+				goto out;
+			}
+			{
+				struct stp_fn_fib_1_locals *__callee =
+					&c->func_locals[c->nesting + 1].fn_fib_1;
+				__callee->l_n = __arg0;
+				c->last_stmt =
+					"identifier 'fib' at func_recursion.stp:19:17";
+				c->nesting++;
+				stp_fn_fib_1(c);
+				c->nesting--;
+				if (unlikely(c->last_error))
+					goto out;
+				__ret = __callee->__retvalue;
+			}
+			__ret;
+		});
+		_stp_printf("%d\n", __val0);
+	}
+	if (unlikely(c->nesting + 1 > MAXNESTING)) {
+		_stp_error_at(c, "MAXNESTING exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	if (unlikely(!_stp_call_room(c))) {
+		_stp_error_at(c, "MAXCALLSTACK exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	c->last_stmt = "identifier 'exit' at func_recursion.stp:20:2";
+	c->nesting++;
+	stp_fn_exit_0(c);
+	c->nesting--;
+	if (unlikely(c->last_error))
+		goto out;
+	c->actionremaining -= 3;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at func_recursion.stp:17:13");
+		goto out;
 	}
 out: __maybe_unused;
 }

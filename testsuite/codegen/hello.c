@@ -79,30 +79,28 @@ out: __maybe_unused;
 /* probe begin */
 static inline void stp_probe_0(struct context *c)
 {
-	{
-		_stp_printf("%d\n", (int64_t)1);
-		if (unlikely(c->nesting + 1 > MAXNESTING)) {
-			_stp_error_at(c, "MAXNESTING exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		if (unlikely(!_stp_call_room(c))) {
-			_stp_error_at(c, "MAXCALLSTACK exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		c->last_stmt = "identifier 'exit' at hello.stp:2:33";
-		c->nesting++;
-		stp_fn_exit_0(c);
-		c->nesting--;
-		if (unlikely(c->last_error))
-			goto out;
-		c->actionremaining -= 2;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at hello.stp:2:13");
-			goto out;
-		}
+	_stp_printf("%d\n", (int64_t)1);
+	if (unlikely(c->nesting + 1 > MAXNESTING)) {
+		_stp_error_at(c, "MAXNESTING exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	if (unlikely(!_stp_call_room(c))) {
+		_stp_error_at(c, "MAXCALLSTACK exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	c->last_stmt = "identifier 'exit' at hello.stp:2:33";
+	c->nesting++;
+	stp_fn_exit_0(c);
+	c->nesting--;
+	if (unlikely(c->last_error))
+		goto out;
+	c->actionremaining -= 2;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at hello.stp:2:13");
+		goto out;
 	}
 out: __maybe_unused;
 }

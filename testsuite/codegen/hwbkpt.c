@@ -121,14 +121,12 @@ static inline void stp_probe_0(struct context *c)
 	if (!stp_probe_0_lock())
 		return;
 	c->locks = &stp_probe_0_locks;
-	{
-		_stp_counter_add(&g_writes, 1);
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at hwbkpt.stp:5:43");
-			goto out;
-		}
+	_stp_counter_add(&g_writes, 1);
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at hwbkpt.stp:5:43");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))
@@ -139,9 +137,7 @@ static inline void stp_probe_0_lean(void)
 {
 	if (!stp_probe_0_lock())
 		return;
-	{
-		_stp_counter_add(&g_writes, 1);
-	}
+	_stp_counter_add(&g_writes, 1);
 out: __maybe_unused;
 	stp_probe_0_unlock();
 }
@@ -152,14 +148,12 @@ static inline void stp_probe_1(struct context *c)
 	if (!stp_probe_1_lock())
 		return;
 	c->locks = &stp_probe_1_locks;
-	{
-		_stp_printf("%d\n", g_writes);
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at hwbkpt.stp:9:11");
-			goto out;
-		}
+	_stp_printf("%d\n", g_writes);
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at hwbkpt.stp:9:11");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))

@@ -263,49 +263,43 @@ static inline void stp_probe_0(struct context *c)
 		return;
 	c->locks = &stp_probe_0_locks;
 	{
-		{
-			const char *__key0 = ({
-				if (unlikely(c->nesting + 1 > MAXNESTING)) {
-					_stp_error_at(c, "MAXNESTING exceeded",
-						      "identifier 'execname' at linux/context.stp:227:10");
-					goto out;
-				}
-				if (unlikely(!_stp_call_room(c))) {
-					_stp_error_at(c,
-						      "MAXCALLSTACK exceeded",
-						      "identifier 'execname' at linux/context.stp:227:10");
-					goto out;
-				}
-				{
-					struct stp_fn_execname_0_locals *__callee =
-						&c->func_locals[c->nesting + 1].fn_execname_0;
-					c->last_stmt =
-						"identifier 'execname' at kprobe_count.stp:7:4";
-					c->nesting++;
-					stp_fn_execname_0(c);
-					c->nesting--;
-					if (unlikely(c->last_error))
-						goto out;
-					_stp_strcpy(l->__tmp[0],
-						    __callee->__retvalue);
-				}
-				l->__tmp[0];
-			});
-			if (unlikely(_stp_map_add_count(g_c,
-							STP_KEYS({ .s = __key0 }),
-							1))) {
-				_stp_error_at(c,
-					      "Array overflow, check MAXMAPENTRIES",
-					      "identifier 'c' at kprobe_count.stp:7:2");
+		const char *__key0 = ({
+			if (unlikely(c->nesting + 1 > MAXNESTING)) {
+				_stp_error_at(c, "MAXNESTING exceeded",
+					      "identifier 'execname' at linux/context.stp:227:10");
 				goto out;
 			}
-		}
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at kprobe_count.stp:6:35");
+			if (unlikely(!_stp_call_room(c))) {
+				_stp_error_at(c, "MAXCALLSTACK exceeded",
+					      "identifier 'execname' at linux/context.stp:227:10");
+				goto out;
+			}
+			{
+				struct stp_fn_execname_0_locals *__callee =
+					&c->func_locals[c->nesting + 1].fn_execname_0;
+				c->last_stmt =
+					"identifier 'execname' at kprobe_count.stp:7:4";
+				c->nesting++;
+				stp_fn_execname_0(c);
+				c->nesting--;
+				if (unlikely(c->last_error))
+					goto out;
+				_stp_strcpy(l->__tmp[0], __callee->__retvalue);
+			}
+			l->__tmp[0];
+		});
+		if (unlikely(_stp_map_add_count(g_c, STP_KEYS({ .s = __key0 }),
+						1))) {
+			_stp_error_at(c, "Array overflow, check MAXMAPENTRIES",
+				      "identifier 'c' at kprobe_count.stp:7:2");
 			goto out;
 		}
+	}
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at kprobe_count.stp:6:35");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))

@@ -269,73 +269,70 @@ out: __maybe_unused;
 static inline void stp_probe_0(struct context *c)
 {
 	struct stp_probe_0_locals *l = &c->probe_locals.p0;
-	{
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'if' at kprobe_vars.stp:5:2");
+		goto out;
+	}
+	if ((int64_t)c->regs->dx > 4096) {
+		{
+			const char *__val0 = ({
+				if (unlikely(c->nesting + 1 > MAXNESTING)) {
+					_stp_error_at(c, "MAXNESTING exceeded",
+						      "identifier 'execname' at linux/context.stp:227:10");
+					goto out;
+				}
+				if (unlikely(!_stp_call_room(c))) {
+					_stp_error_at(c,
+						      "MAXCALLSTACK exceeded",
+						      "identifier 'execname' at linux/context.stp:227:10");
+					goto out;
+				}
+				{
+					struct stp_fn_execname_0_locals *__callee =
+						&c->func_locals[c->nesting + 1].fn_execname_0;
+					c->last_stmt =
+						"identifier 'execname' at kprobe_vars.stp:6:39";
+					c->nesting++;
+					stp_fn_execname_0(c);
+					c->nesting--;
+					if (unlikely(c->last_error))
+						goto out;
+					_stp_strcpy(l->__tmp[0],
+						    __callee->__retvalue);
+				}
+				l->__tmp[0];
+			});
+			int64_t __val1 = (int64_t)c->regs->dx;
+			int64_t __val2 = ({
+				unsigned long __a1 = 0;
+				u64 __v1 = 0;
+				__v1 = (u64)c->regs->di;
+				__a1 = (unsigned long)__v1;
+				__a1 += 48UL;
+				{
+					u32 __t;
+					if (_stp_kread(&__t, __a1, 4)) {
+						_stp_error_fmt(c,
+							       "identifier '$file' at kprobe_vars.stp:7:10",
+							       "kernel read fault at 0x%lx",
+							       (unsigned long)(__a1));
+						goto out;
+					}
+					__v1 = __t;
+				}
+				__v1 &= 0xffffffffULL;
+				(int64_t)__v1;
+			});
+			_stp_printf("%s big read %d flags %x\n", __val0, __val1,
+				    __val2);
+		}
 		c->actionremaining -= 1;
 		if (unlikely(c->actionremaining < 0)) {
 			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'if' at kprobe_vars.stp:5:2");
+				      "identifier 'printf' at kprobe_vars.stp:6:3");
 			goto out;
-		}
-		if ((int64_t)c->regs->dx > 4096) {
-			{
-				const char *__val0 = ({
-					if (unlikely(c->nesting + 1 > MAXNESTING)) {
-						_stp_error_at(c,
-							      "MAXNESTING exceeded",
-							      "identifier 'execname' at linux/context.stp:227:10");
-						goto out;
-					}
-					if (unlikely(!_stp_call_room(c))) {
-						_stp_error_at(c,
-							      "MAXCALLSTACK exceeded",
-							      "identifier 'execname' at linux/context.stp:227:10");
-						goto out;
-					}
-					{
-						struct stp_fn_execname_0_locals *__callee =
-							&c->func_locals[c->nesting + 1].fn_execname_0;
-						c->last_stmt =
-							"identifier 'execname' at kprobe_vars.stp:6:39";
-						c->nesting++;
-						stp_fn_execname_0(c);
-						c->nesting--;
-						if (unlikely(c->last_error))
-							goto out;
-						_stp_strcpy(l->__tmp[0],
-							    __callee->__retvalue);
-					}
-					l->__tmp[0];
-				});
-				int64_t __val1 = (int64_t)c->regs->dx;
-				int64_t __val2 = ({
-					unsigned long __a1 = 0;
-					u64 __v1 = 0;
-					__v1 = (u64)c->regs->di;
-					__a1 = (unsigned long)__v1;
-					__a1 += 48UL;
-					{
-						u32 __t;
-						if (_stp_kread(&__t, __a1, 4)) {
-							_stp_error_fmt(c,
-								       "identifier '$file' at kprobe_vars.stp:7:10",
-								       "kernel read fault at 0x%lx",
-								       (unsigned long)(__a1));
-							goto out;
-						}
-						__v1 = __t;
-					}
-					__v1 &= 0xffffffffULL;
-					(int64_t)__v1;
-				});
-				_stp_printf("%s big read %d flags %x\n", __val0,
-					    __val1, __val2);
-			}
-			c->actionremaining -= 1;
-			if (unlikely(c->actionremaining < 0)) {
-				_stp_error_at(c, "MAXACTION exceeded",
-					      "identifier 'printf' at kprobe_vars.stp:6:3");
-				goto out;
-			}
 		}
 	}
 out: __maybe_unused;
@@ -352,28 +349,24 @@ out: __maybe_unused;
 /* probe kernel.function("vfs_read").return */
 static inline void stp_probe_1(struct context *c)
 {
-	{
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'if' at kprobe_vars.stp:11:2");
+		goto out;
+	}
+	if ((int64_t)regs_return_value(c->regs) < 0) {
+		{
+			int64_t __val0 =
+				(((struct stp_entry_1 *)c->ri->data)->s0);
+			int64_t __val1 = (int64_t)regs_return_value(c->regs);
+			_stp_printf("read of %d failed: %d\n", __val0, __val1);
+		}
 		c->actionremaining -= 1;
 		if (unlikely(c->actionremaining < 0)) {
 			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'if' at kprobe_vars.stp:11:2");
+				      "identifier 'printf' at kprobe_vars.stp:12:3");
 			goto out;
-		}
-		if ((int64_t)regs_return_value(c->regs) < 0) {
-			{
-				int64_t __val0 =
-					(((struct stp_entry_1 *)c->ri->data)->s0);
-				int64_t __val1 =
-					(int64_t)regs_return_value(c->regs);
-				_stp_printf("read of %d failed: %d\n", __val0,
-					    __val1);
-			}
-			c->actionremaining -= 1;
-			if (unlikely(c->actionremaining < 0)) {
-				_stp_error_at(c, "MAXACTION exceeded",
-					      "identifier 'printf' at kprobe_vars.stp:12:3");
-				goto out;
-			}
 		}
 	}
 out: __maybe_unused;

@@ -130,14 +130,12 @@ static inline void stp_probe_0(struct context *c)
 	if (!stp_probe_0_lock())
 		return;
 	c->locks = &stp_probe_0_locks;
-	{
-		_stp_counter_add(&g_pkts, 1);
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at netfilter.stp:5:61");
-			goto out;
-		}
+	_stp_counter_add(&g_pkts, 1);
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at netfilter.stp:5:61");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))
@@ -148,9 +146,7 @@ static inline void stp_probe_0_lean(void)
 {
 	if (!stp_probe_0_lock())
 		return;
-	{
-		_stp_counter_add(&g_pkts, 1);
-	}
+	_stp_counter_add(&g_pkts, 1);
 out: __maybe_unused;
 	stp_probe_0_unlock();
 }
@@ -162,16 +158,14 @@ static inline void stp_probe_1(struct context *c)
 		return;
 	c->locks = &stp_probe_1_locks;
 	{
-		{
-			int64_t __val0 = (int64_t)(g_pkts > 0);
-			_stp_printf("%d\n", __val0);
-		}
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at netfilter.stp:9:11");
-			goto out;
-		}
+		int64_t __val0 = (int64_t)(g_pkts > 0);
+		_stp_printf("%d\n", __val0);
+	}
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at netfilter.stp:9:11");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))

@@ -158,16 +158,14 @@ static inline void stp_probe_1(struct context *c)
 		return;
 	c->locks = &stp_probe_1_locks;
 	{
-		{
-			int64_t __val0 = (int64_t)(g_ticks > 0);
-			_stp_printf("%d\n", __val0);
-		}
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at perf.stp:9:11");
-			goto out;
-		}
+		int64_t __val0 = (int64_t)(g_ticks > 0);
+		_stp_printf("%d\n", __val0);
+	}
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at perf.stp:9:11");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))

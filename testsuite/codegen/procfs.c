@@ -139,22 +139,20 @@ static inline void stp_probe_0(struct context *c)
 	if (!stp_probe_0_lock())
 		return;
 	c->locks = &stp_probe_0_locks;
-	{
-		(void)({
-			const char *__v = _stp_strcpy(l->__tmp[0], ({
-				const char *__x = g_value;
-				const char *__y = "\n";
-				_stp_strcat(l->__tmp[1], __x, __y);
-			}));
-			_stp_procfs_set(c, __v);
-			__v;
-		});
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at procfs.stp:4:28");
-			goto out;
-		}
+	(void)({
+		const char *__v = _stp_strcpy(l->__tmp[0], ({
+			const char *__x = g_value;
+			const char *__y = "\n";
+			_stp_strcat(l->__tmp[1], __x, __y);
+		}));
+		_stp_procfs_set(c, __v);
+		__v;
+	});
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at procfs.stp:4:28");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))
@@ -168,21 +166,19 @@ static inline void stp_probe_1(struct context *c)
 	if (!stp_probe_1_lock())
 		return;
 	c->locks = &stp_probe_1_locks;
-	{
-		(void)({
-			const char *__v =
-				_stp_strcpy(l->__tmp[0],
-					    ((const char *)_stp_strcpy(l->__tmp[1],
-								       _stp_procfs_value(c))));
-			_stp_strcpy(g_value, __v);
-			__v;
-		});
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at procfs.stp:8:29");
-			goto out;
-		}
+	(void)({
+		const char *__v =
+			_stp_strcpy(l->__tmp[0],
+				    ((const char *)_stp_strcpy(l->__tmp[1],
+							       _stp_procfs_value(c))));
+		_stp_strcpy(g_value, __v);
+		__v;
+	});
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at procfs.stp:8:29");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))

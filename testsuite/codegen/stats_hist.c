@@ -145,155 +145,152 @@ static inline void stp_probe_0(struct context *c)
 	if (!stp_probe_0_lock())
 		return;
 	c->locks = &stp_probe_0_locks;
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'for' at stats_hist.stp:6:2");
+		goto out;
+	}
+	for (l->l_i = 1; l->l_i <= 100;
+	     l->l_i = (int64_t)((uint64_t)l->l_i + 1)) {
+		_stp_stat_add(g_s, l->l_i);
+		{
+			int64_t __key0 = ({
+				int64_t __x = l->l_i;
+				int64_t __y = 3LL;
+				if (unlikely(__y == 0)) {
+					_stp_error_at(c, "division by 0",
+						      "operator '%' at stats_hist.stp:8:7");
+					goto out;
+				}
+				__y == -1 ? 0 : __x % __y;
+			});
+			int64_t __r = (int64_t)((uint64_t)l->l_i * 2);
+			if (unlikely(_stp_map_add_stat(g_t,
+						       STP_KEYS({ .n = __key0 }),
+						       __r))) {
+				_stp_error_at(c,
+					      "Array overflow, check MAXMAPENTRIES",
+					      "identifier 't' at stats_hist.stp:8:3");
+				goto out;
+			}
+		}
+		c->actionremaining -= 3;
+		if (unlikely(c->actionremaining < 0)) {
+			_stp_error_at(c, "MAXACTION exceeded",
+				      "operator '{' at stats_hist.stp:6:29");
+			goto out;
+		}
+	}
 	{
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'for' at stats_hist.stp:6:2");
-			goto out;
-		}
-		for (l->l_i = 1; l->l_i <= 100;
-		     l->l_i = (int64_t)((uint64_t)l->l_i + 1)) {
-			_stp_stat_add(g_s, l->l_i);
-			{
-				int64_t __key0 = ({
-					int64_t __x = l->l_i;
-					int64_t __y = 3LL;
-					if (unlikely(__y == 0)) {
-						_stp_error_at(c,
-							      "division by 0",
-							      "operator '%' at stats_hist.stp:8:7");
-						goto out;
-					}
-					__y == -1 ? 0 : __x % __y;
-				});
-				int64_t __r = (int64_t)((uint64_t)l->l_i * 2);
-				if (unlikely(_stp_map_add_stat(g_t,
-							       STP_KEYS({ .n = __key0 }),
-							       __r))) {
-					_stp_error_at(c,
-						      "Array overflow, check MAXMAPENTRIES",
-						      "identifier 't' at stats_hist.stp:8:3");
-					goto out;
-				}
-			}
-			c->actionremaining -= 3;
-			if (unlikely(c->actionremaining < 0)) {
-				_stp_error_at(c, "MAXACTION exceeded",
-					      "operator '{' at stats_hist.stp:6:29");
-				goto out;
-			}
-		}
-		{
-			int64_t __val0 = ({
-				const struct stp_stat_agg *__a;
-				int64_t __v;
-				__a = _stp_stat_get(g_s);
-				if (_stp_stat_extract(&g_s_desc, __a,
-						      STP_STAT_COUNT, &__v)) {
-					_stp_error_at(c, "empty aggregate",
-						      "operator '@count' at stats_hist.stp:10:29");
-					goto out;
-				}
-				__v;
-			});
-			int64_t __val1 = ({
-				const struct stp_stat_agg *__a;
-				int64_t __v;
-				__a = _stp_stat_get(g_s);
-				if (_stp_stat_extract(&g_s_desc, __a,
-						      STP_STAT_SUM, &__v)) {
-					_stp_error_at(c, "empty aggregate",
-						      "operator '@sum' at stats_hist.stp:10:40");
-					goto out;
-				}
-				__v;
-			});
-			int64_t __val2 = ({
-				const struct stp_stat_agg *__a;
-				int64_t __v;
-				__a = _stp_stat_get(g_s);
-				if (_stp_stat_extract(&g_s_desc, __a,
-						      STP_STAT_MIN, &__v)) {
-					_stp_error_at(c, "empty aggregate",
-						      "operator '@min' at stats_hist.stp:10:49");
-					goto out;
-				}
-				__v;
-			});
-			int64_t __val3 = ({
-				const struct stp_stat_agg *__a;
-				int64_t __v;
-				__a = _stp_stat_get(g_s);
-				if (_stp_stat_extract(&g_s_desc, __a,
-						      STP_STAT_MAX, &__v)) {
-					_stp_error_at(c, "empty aggregate",
-						      "operator '@max' at stats_hist.stp:10:58");
-					goto out;
-				}
-				__v;
-			});
-			int64_t __val4 = ({
-				const struct stp_stat_agg *__a;
-				int64_t __v;
-				__a = _stp_stat_get(g_s);
-				if (_stp_stat_extract(&g_s_desc, __a,
-						      STP_STAT_AVG, &__v)) {
-					_stp_error_at(c, "empty aggregate",
-						      "operator '@avg' at stats_hist.stp:11:9");
-					goto out;
-				}
-				__v;
-			});
-			_stp_printf("%d %d %d %d %d\n", __val0, __val1, __val2,
-				    __val3, __val4);
-		}
-		{
+		int64_t __val0 = ({
 			const struct stp_stat_agg *__a;
+			int64_t __v;
 			__a = _stp_stat_get(g_s);
-			if (unlikely(__a->count == 0)) {
+			if (_stp_stat_extract(&g_s_desc, __a, STP_STAT_COUNT,
+					      &__v)) {
 				_stp_error_at(c, "empty aggregate",
-					      "identifier 'print' at stats_hist.stp:12:2");
+					      "operator '@count' at stats_hist.stp:10:29");
 				goto out;
 			}
-			_stp_stat_print_hist(&g_s_desc, __a);
-		}
-		{
+			__v;
+		});
+		int64_t __val1 = ({
 			const struct stp_stat_agg *__a;
-			_stp_map_agg(g_t);
-			__a =
-				_stp_node_stat(g_t,
-					       _stp_map_find(g_t,
-							     STP_KEYS({ .n = 1LL })));
-			if (unlikely(__a->count == 0)) {
+			int64_t __v;
+			__a = _stp_stat_get(g_s);
+			if (_stp_stat_extract(&g_s_desc, __a, STP_STAT_SUM,
+					      &__v)) {
 				_stp_error_at(c, "empty aggregate",
-					      "identifier 'print' at stats_hist.stp:13:2");
+					      "operator '@sum' at stats_hist.stp:10:40");
 				goto out;
 			}
-			_stp_stat_print_hist(g_t_desc.stat, __a);
-		}
-		if (unlikely(c->nesting + 1 > MAXNESTING)) {
-			_stp_error_at(c, "MAXNESTING exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
+			__v;
+		});
+		int64_t __val2 = ({
+			const struct stp_stat_agg *__a;
+			int64_t __v;
+			__a = _stp_stat_get(g_s);
+			if (_stp_stat_extract(&g_s_desc, __a, STP_STAT_MIN,
+					      &__v)) {
+				_stp_error_at(c, "empty aggregate",
+					      "operator '@min' at stats_hist.stp:10:49");
+				goto out;
+			}
+			__v;
+		});
+		int64_t __val3 = ({
+			const struct stp_stat_agg *__a;
+			int64_t __v;
+			__a = _stp_stat_get(g_s);
+			if (_stp_stat_extract(&g_s_desc, __a, STP_STAT_MAX,
+					      &__v)) {
+				_stp_error_at(c, "empty aggregate",
+					      "operator '@max' at stats_hist.stp:10:58");
+				goto out;
+			}
+			__v;
+		});
+		int64_t __val4 = ({
+			const struct stp_stat_agg *__a;
+			int64_t __v;
+			__a = _stp_stat_get(g_s);
+			if (_stp_stat_extract(&g_s_desc, __a, STP_STAT_AVG,
+					      &__v)) {
+				_stp_error_at(c, "empty aggregate",
+					      "operator '@avg' at stats_hist.stp:11:9");
+				goto out;
+			}
+			__v;
+		});
+		_stp_printf("%d %d %d %d %d\n", __val0, __val1, __val2, __val3,
+			    __val4);
+	}
+	{
+		const struct stp_stat_agg *__a;
+		__a = _stp_stat_get(g_s);
+		if (unlikely(__a->count == 0)) {
+			_stp_error_at(c, "empty aggregate",
+				      "identifier 'print' at stats_hist.stp:12:2");
 			goto out;
 		}
-		if (unlikely(!_stp_call_room(c))) {
-			_stp_error_at(c, "MAXCALLSTACK exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
+		_stp_stat_print_hist(&g_s_desc, __a);
+	}
+	{
+		const struct stp_stat_agg *__a;
+		_stp_map_agg(g_t);
+		__a =
+			_stp_node_stat(g_t,
+				       _stp_map_find(g_t,
+						     STP_KEYS({ .n = 1LL })));
+		if (unlikely(__a->count == 0)) {
+			_stp_error_at(c, "empty aggregate",
+				      "identifier 'print' at stats_hist.stp:13:2");
 			goto out;
 		}
-		c->last_stmt = "identifier 'exit' at stats_hist.stp:14:2";
-		c->nesting++;
-		stp_fn_exit_0(c);
-		c->nesting--;
-		if (unlikely(c->last_error))
-			goto out;
-		c->actionremaining -= 4;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at stats_hist.stp:5:13");
-			goto out;
-		}
+		_stp_stat_print_hist(g_t_desc.stat, __a);
+	}
+	if (unlikely(c->nesting + 1 > MAXNESTING)) {
+		_stp_error_at(c, "MAXNESTING exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	if (unlikely(!_stp_call_room(c))) {
+		_stp_error_at(c, "MAXCALLSTACK exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	c->last_stmt = "identifier 'exit' at stats_hist.stp:14:2";
+	c->nesting++;
+	stp_fn_exit_0(c);
+	c->nesting--;
+	if (unlikely(c->last_error))
+		goto out;
+	c->actionremaining -= 4;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at stats_hist.stp:5:13");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))

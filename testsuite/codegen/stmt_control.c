@@ -84,119 +84,117 @@ static inline void stp_probe_0(struct context *c)
 	struct stp_probe_0_locals *l = &c->probe_locals.p0;
 	l->l_n = 0;
 	l->l_i = 0;
-	{
-		l->l_n = 0;
-		c->actionremaining -= 2;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'for' at stmt_control.stp:5:2");
-			goto out;
-		}
-		for (l->l_i = 0; l->l_i < 10;
-		     l->l_i = (int64_t)((uint64_t)l->l_i + 1)) {
-			c->actionremaining -= 2;
-			if (unlikely(c->actionremaining < 0)) {
-				_stp_error_at(c, "MAXACTION exceeded",
-					      "keyword 'if' at stmt_control.stp:6:3");
-				goto out;
-			}
-			if (({
-				int64_t __x = l->l_i;
-				int64_t __y = 2LL;
-				if (unlikely(__y == 0)) {
-					_stp_error_at(c, "division by 0",
-						      "operator '%' at stmt_control.stp:6:9");
-					goto out;
-				}
-				__y == -1 ? 0 : __x % __y;
-			})) {
-				c->actionremaining -= 1;
-				if (unlikely(c->actionremaining < 0)) {
-					_stp_error_at(c, "MAXACTION exceeded",
-						      "keyword 'continue' at stmt_control.stp:7:4");
-					goto out;
-				}
-				continue;
-			}
-			l->l_n = (int64_t)((uint64_t)l->l_n + (uint64_t)l->l_i);
-			c->actionremaining -= 1;
-			if (unlikely(c->actionremaining < 0)) {
-				_stp_error_at(c, "MAXACTION exceeded",
-					      "operator '{' at stmt_control.stp:5:27");
-				goto out;
-			}
-		}
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'while' at stmt_control.stp:10:2");
-			goto out;
-		}
-		while (1LL) {
-			l->l_n = (int64_t)((uint64_t)l->l_n - 1);
-			c->actionremaining -= 3;
-			if (unlikely(c->actionremaining < 0)) {
-				_stp_error_at(c, "MAXACTION exceeded",
-					      "keyword 'if' at stmt_control.stp:12:3");
-				goto out;
-			}
-			if (l->l_n < 5) {
-				c->actionremaining -= 1;
-				if (unlikely(c->actionremaining < 0)) {
-					_stp_error_at(c, "MAXACTION exceeded",
-						      "keyword 'break' at stmt_control.stp:13:4");
-					goto out;
-				}
-				break;
-			}
-		}
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'if' at stmt_control.stp:15:2");
-			goto out;
-		}
-		if (l->l_n == 4) {
-			_stp_printf("%s\n", "four");
-			c->actionremaining -= 1;
-			if (unlikely(c->actionremaining < 0)) {
-				_stp_error_at(c, "MAXACTION exceeded",
-					      "identifier 'println' at stmt_control.stp:16:3");
-				goto out;
-			}
-		} else {
-			_stp_printf("%s\n", "other");
-			c->actionremaining -= 1;
-			if (unlikely(c->actionremaining < 0)) {
-				_stp_error_at(c, "MAXACTION exceeded",
-					      "identifier 'println' at stmt_control.stp:18:3");
-				goto out;
-			}
-		}
-		if (unlikely(c->nesting + 1 > MAXNESTING)) {
-			_stp_error_at(c, "MAXNESTING exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		if (unlikely(!_stp_call_room(c))) {
-			_stp_error_at(c, "MAXCALLSTACK exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		c->last_stmt = "identifier 'exit' at stmt_control.stp:19:2";
-		c->nesting++;
-		stp_fn_exit_0(c);
-		c->nesting--;
-		if (unlikely(c->last_error))
-			goto out;
-		c->actionremaining -= 2;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'next' at stmt_control.stp:20:2");
-			goto out;
-		}
+	l->l_n = 0;
+	c->actionremaining -= 2;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'for' at stmt_control.stp:5:2");
 		goto out;
 	}
+	for (l->l_i = 0; l->l_i < 10;
+	     l->l_i = (int64_t)((uint64_t)l->l_i + 1)) {
+		c->actionremaining -= 2;
+		if (unlikely(c->actionremaining < 0)) {
+			_stp_error_at(c, "MAXACTION exceeded",
+				      "keyword 'if' at stmt_control.stp:6:3");
+			goto out;
+		}
+		if (({
+			int64_t __x = l->l_i;
+			int64_t __y = 2LL;
+			if (unlikely(__y == 0)) {
+				_stp_error_at(c, "division by 0",
+					      "operator '%' at stmt_control.stp:6:9");
+				goto out;
+			}
+			__y == -1 ? 0 : __x % __y;
+		})) {
+			c->actionremaining -= 1;
+			if (unlikely(c->actionremaining < 0)) {
+				_stp_error_at(c, "MAXACTION exceeded",
+					      "keyword 'continue' at stmt_control.stp:7:4");
+				goto out;
+			}
+			continue;
+		}
+		l->l_n = (int64_t)((uint64_t)l->l_n + (uint64_t)l->l_i);
+		c->actionremaining -= 1;
+		if (unlikely(c->actionremaining < 0)) {
+			_stp_error_at(c, "MAXACTION exceeded",
+				      "operator '{' at stmt_control.stp:5:27");
+			goto out;
+		}
+	}
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'while' at stmt_control.stp:10:2");
+		goto out;
+	}
+	while (1LL) {
+		l->l_n = (int64_t)((uint64_t)l->l_n - 1);
+		c->actionremaining -= 3;
+		if (unlikely(c->actionremaining < 0)) {
+			_stp_error_at(c, "MAXACTION exceeded",
+				      "keyword 'if' at stmt_control.stp:12:3");
+			goto out;
+		}
+		if (l->l_n < 5) {
+			c->actionremaining -= 1;
+			if (unlikely(c->actionremaining < 0)) {
+				_stp_error_at(c, "MAXACTION exceeded",
+					      "keyword 'break' at stmt_control.stp:13:4");
+				goto out;
+			}
+			break;
+		}
+	}
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'if' at stmt_control.stp:15:2");
+		goto out;
+	}
+	if (l->l_n == 4) {
+		_stp_printf("%s\n", "four");
+		c->actionremaining -= 1;
+		if (unlikely(c->actionremaining < 0)) {
+			_stp_error_at(c, "MAXACTION exceeded",
+				      "identifier 'println' at stmt_control.stp:16:3");
+			goto out;
+		}
+	} else {
+		_stp_printf("%s\n", "other");
+		c->actionremaining -= 1;
+		if (unlikely(c->actionremaining < 0)) {
+			_stp_error_at(c, "MAXACTION exceeded",
+				      "identifier 'println' at stmt_control.stp:18:3");
+			goto out;
+		}
+	}
+	if (unlikely(c->nesting + 1 > MAXNESTING)) {
+		_stp_error_at(c, "MAXNESTING exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	if (unlikely(!_stp_call_room(c))) {
+		_stp_error_at(c, "MAXCALLSTACK exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	c->last_stmt = "identifier 'exit' at stmt_control.stp:19:2";
+	c->nesting++;
+	stp_fn_exit_0(c);
+	c->nesting--;
+	if (unlikely(c->last_error))
+		goto out;
+	c->actionremaining -= 2;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'next' at stmt_control.stp:20:2");
+		goto out;
+	}
+	goto out;
 out: __maybe_unused;
 }
 

@@ -215,175 +215,168 @@ static inline void stp_probe_0(struct context *c)
 	struct stp_probe_0_locals *l = &c->probe_locals.p0;
 	l->l_s[0] = '\0';
 	l->l_t[0] = '\0';
-	{
-		_stp_strcpy(l->l_s, ({
-			const char *__x = "abc";
-			const char *__y = ({
-				int64_t __val0 = 42LL;
-				_stp_snprintf(l->__tmp[0], MAXSTRINGLEN, "%d",
-					      __val0);
-				(const char *)l->__tmp[0];
-			});
-			_stp_strcat(l->__tmp[1], __x, __y);
-		}));
-		_stp_strcpy(l->l_t, ({
-			const char *__arg0 = l->l_s;
-			int64_t __arg1 = 1LL;
-			int64_t __arg2 = 3LL;
-			if (unlikely(c->nesting + 1 > MAXNESTING)) {
-				_stp_error_at(c, "MAXNESTING exceeded",
-					      "identifier 'substr' at string.stp:33:10");
-				goto out;
-			}
-			if (unlikely(!_stp_call_room(c))) {
-				_stp_error_at(c, "MAXCALLSTACK exceeded",
-					      "identifier 'substr' at string.stp:33:10");
-				goto out;
-			}
-			{
-				struct stp_fn_substr_3_locals *__callee =
-					&c->func_locals[c->nesting + 1].fn_substr_3;
-				_stp_strcpy(__callee->l_str, __arg0);
-				__callee->l_start = __arg1;
-				__callee->l_length = __arg2;
-				c->last_stmt =
-					"identifier 'substr' at strings.stp:5:6";
-				c->nesting++;
-				stp_fn_substr_3(c);
-				c->nesting--;
-				if (unlikely(c->last_error))
-					goto out;
-				_stp_strcpy(l->__tmp[0], __callee->__retvalue);
-			}
-			l->__tmp[0];
-		}));
-		c->actionremaining -= 3;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'if' at strings.stp:6:2");
+	_stp_strcpy(l->l_s, ({
+		const char *__x = "abc";
+		const char *__y = ({
+			int64_t __val0 = 42LL;
+			_stp_snprintf(l->__tmp[0], MAXSTRINGLEN, "%d", __val0);
+			(const char *)l->__tmp[0];
+		});
+		_stp_strcat(l->__tmp[1], __x, __y);
+	}));
+	_stp_strcpy(l->l_t, ({
+		const char *__arg0 = l->l_s;
+		int64_t __arg1 = 1LL;
+		int64_t __arg2 = 3LL;
+		if (unlikely(c->nesting + 1 > MAXNESTING)) {
+			_stp_error_at(c, "MAXNESTING exceeded",
+				      "identifier 'substr' at string.stp:33:10");
 			goto out;
 		}
-		if (((int64_t)(STP_REGEX_EXEC(&stp_regex[0], l->l_s)))) {
-			{
-				const char *__val0 = ({
-					int64_t __arg0 = 1LL;
-					if (unlikely(c->nesting + 1 > MAXNESTING)) {
-						_stp_error_at(c,
-							      "MAXNESTING exceeded",
-							      "identifier 'matched' at regex.stp:18:10");
-						goto out;
-					}
-					if (unlikely(!_stp_call_room(c))) {
-						_stp_error_at(c,
-							      "MAXCALLSTACK exceeded",
-							      "identifier 'matched' at regex.stp:18:10");
-						goto out;
-					}
-					{
-						struct stp_fn_matched_1_locals *__callee =
-							&c->func_locals[c->nesting + 1].fn_matched_1;
-						__callee->l_n = __arg0;
-						c->last_stmt =
-							"identifier 'matched' at strings.stp:7:11";
-						c->nesting++;
-						stp_fn_matched_1(c);
-						c->nesting--;
-						if (unlikely(c->last_error))
-							goto out;
-						_stp_strcpy(l->__tmp[0],
-							    __callee->__retvalue);
-					}
-					l->__tmp[0];
-				});
-				_stp_printf("%s\n", __val0);
-			}
-			c->actionremaining -= 1;
-			if (unlikely(c->actionremaining < 0)) {
-				_stp_error_at(c, "MAXACTION exceeded",
-					      "identifier 'println' at strings.stp:7:3");
-				goto out;
-			}
-		}
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'if' at strings.stp:8:2");
+		if (unlikely(!_stp_call_room(c))) {
+			_stp_error_at(c, "MAXCALLSTACK exceeded",
+				      "identifier 'substr' at string.stp:33:10");
 			goto out;
-		}
-		if (({
-			const char *__x = l->l_t;
-			const char *__y = l->l_s;
-			(int64_t)(strcmp(__x, __y) < 0);
-		})) {
-			(void)({
-				const char *__v =
-					_stp_strcat(l->__tmp[0], l->l_t, "!");
-				_stp_strcpy(l->l_t, __v);
-				__v;
-			});
-			c->actionremaining -= 1;
-			if (unlikely(c->actionremaining < 0)) {
-				_stp_error_at(c, "MAXACTION exceeded",
-					      "operator '.=' at strings.stp:9:5");
-				goto out;
-			}
 		}
 		{
-			const char *__val0 = l->l_t;
-			const char *__val1 = " ";
-			int64_t __val2 = ({
-				const char *__arg0 = l->l_s;
-				int64_t __ret = 0;
+			struct stp_fn_substr_3_locals *__callee =
+				&c->func_locals[c->nesting + 1].fn_substr_3;
+			_stp_strcpy(__callee->l_str, __arg0);
+			__callee->l_start = __arg1;
+			__callee->l_length = __arg2;
+			c->last_stmt = "identifier 'substr' at strings.stp:5:6";
+			c->nesting++;
+			stp_fn_substr_3(c);
+			c->nesting--;
+			if (unlikely(c->last_error))
+				goto out;
+			_stp_strcpy(l->__tmp[0], __callee->__retvalue);
+		}
+		l->__tmp[0];
+	}));
+	c->actionremaining -= 3;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'if' at strings.stp:6:2");
+		goto out;
+	}
+	if (((int64_t)(STP_REGEX_EXEC(&stp_regex[0], l->l_s)))) {
+		{
+			const char *__val0 = ({
+				int64_t __arg0 = 1LL;
 				if (unlikely(c->nesting + 1 > MAXNESTING)) {
 					_stp_error_at(c, "MAXNESTING exceeded",
-						      "identifier 'strlen' at string.stp:17:10");
+						      "identifier 'matched' at regex.stp:18:10");
 					goto out;
 				}
 				if (unlikely(!_stp_call_room(c))) {
 					_stp_error_at(c,
 						      "MAXCALLSTACK exceeded",
-						      "identifier 'strlen' at string.stp:17:10");
+						      "identifier 'matched' at regex.stp:18:10");
 					goto out;
 				}
 				{
-					struct stp_fn_strlen_1_locals *__callee =
-						&c->func_locals[c->nesting + 1].fn_strlen_1;
-					_stp_strcpy(__callee->l_s, __arg0);
+					struct stp_fn_matched_1_locals *__callee =
+						&c->func_locals[c->nesting + 1].fn_matched_1;
+					__callee->l_n = __arg0;
 					c->last_stmt =
-						"identifier 'strlen' at strings.stp:10:18";
+						"identifier 'matched' at strings.stp:7:11";
 					c->nesting++;
-					stp_fn_strlen_1(c);
+					stp_fn_matched_1(c);
 					c->nesting--;
 					if (unlikely(c->last_error))
 						goto out;
-					__ret = __callee->__retvalue;
+					_stp_strcpy(l->__tmp[0],
+						    __callee->__retvalue);
 				}
-				__ret;
+				l->__tmp[0];
 			});
-			_stp_printf("%s%s%d\n", __val0, __val1, __val2);
+			_stp_printf("%s\n", __val0);
 		}
-		if (unlikely(c->nesting + 1 > MAXNESTING)) {
-			_stp_error_at(c, "MAXNESTING exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		if (unlikely(!_stp_call_room(c))) {
-			_stp_error_at(c, "MAXCALLSTACK exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		c->last_stmt = "identifier 'exit' at strings.stp:11:2";
-		c->nesting++;
-		stp_fn_exit_0(c);
-		c->nesting--;
-		if (unlikely(c->last_error))
-			goto out;
-		c->actionremaining -= 2;
+		c->actionremaining -= 1;
 		if (unlikely(c->actionremaining < 0)) {
 			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at strings.stp:3:13");
+				      "identifier 'println' at strings.stp:7:3");
 			goto out;
 		}
+	}
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'if' at strings.stp:8:2");
+		goto out;
+	}
+	if (({
+		const char *__x = l->l_t;
+		const char *__y = l->l_s;
+		(int64_t)(strcmp(__x, __y) < 0);
+	})) {
+		(void)({
+			const char *__v = _stp_strcat(l->__tmp[0], l->l_t, "!");
+			_stp_strcpy(l->l_t, __v);
+			__v;
+		});
+		c->actionremaining -= 1;
+		if (unlikely(c->actionremaining < 0)) {
+			_stp_error_at(c, "MAXACTION exceeded",
+				      "operator '.=' at strings.stp:9:5");
+			goto out;
+		}
+	}
+	{
+		const char *__val0 = l->l_t;
+		const char *__val1 = " ";
+		int64_t __val2 = ({
+			const char *__arg0 = l->l_s;
+			int64_t __ret = 0;
+			if (unlikely(c->nesting + 1 > MAXNESTING)) {
+				_stp_error_at(c, "MAXNESTING exceeded",
+					      "identifier 'strlen' at string.stp:17:10");
+				goto out;
+			}
+			if (unlikely(!_stp_call_room(c))) {
+				_stp_error_at(c, "MAXCALLSTACK exceeded",
+					      "identifier 'strlen' at string.stp:17:10");
+				goto out;
+			}
+			{
+				struct stp_fn_strlen_1_locals *__callee =
+					&c->func_locals[c->nesting + 1].fn_strlen_1;
+				_stp_strcpy(__callee->l_s, __arg0);
+				c->last_stmt =
+					"identifier 'strlen' at strings.stp:10:18";
+				c->nesting++;
+				stp_fn_strlen_1(c);
+				c->nesting--;
+				if (unlikely(c->last_error))
+					goto out;
+				__ret = __callee->__retvalue;
+			}
+			__ret;
+		});
+		_stp_printf("%s%s%d\n", __val0, __val1, __val2);
+	}
+	if (unlikely(c->nesting + 1 > MAXNESTING)) {
+		_stp_error_at(c, "MAXNESTING exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	if (unlikely(!_stp_call_room(c))) {
+		_stp_error_at(c, "MAXCALLSTACK exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	c->last_stmt = "identifier 'exit' at strings.stp:11:2";
+	c->nesting++;
+	stp_fn_exit_0(c);
+	c->nesting--;
+	if (unlikely(c->last_error))
+		goto out;
+	c->actionremaining -= 2;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at strings.stp:3:13");
+		goto out;
 	}
 out: __maybe_unused;
 }

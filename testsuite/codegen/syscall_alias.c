@@ -1574,57 +1574,54 @@ static inline void stp_probe_2(struct context *c)
 	if (!stp_probe_2_lock())
 		return;
 	c->locks = &stp_probe_2_locks;
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'foreach' at syscall_alias.stp:18:2");
+		goto out;
+	}
 	{
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'foreach' at syscall_alias.stp:18:2");
-			goto out;
-		}
-		{
-			struct stp_map_node *__n;
-			for (__n = _stp_map_first(g_calls); __n;
-			     __n = _stp_map_next(g_calls, __n)) {
-				_stp_strcpy(l->l_n,
-					    _stp_node_key_str(g_calls, __n, 0));
-				{
-					const char *__val0 = l->l_n;
-					int64_t __val1 =
-						_stp_map_get_long(g_calls,
-								  STP_KEYS({ .s = l->l_n }));
-					_stp_printf("%s %d\n", __val0, __val1);
-				}
-				c->actionremaining -= 2;
-				if (unlikely(c->actionremaining < 0)) {
-					_stp_error_at(c, "MAXACTION exceeded",
-						      "identifier 'printf' at syscall_alias.stp:19:3");
-					goto out;
-				}
+		struct stp_map_node *__n;
+		for (__n = _stp_map_first(g_calls); __n;
+		     __n = _stp_map_next(g_calls, __n)) {
+			_stp_strcpy(l->l_n, _stp_node_key_str(g_calls, __n, 0));
+			{
+				const char *__val0 = l->l_n;
+				int64_t __val1 =
+					_stp_map_get_long(g_calls,
+							  STP_KEYS({ .s = l->l_n }));
+				_stp_printf("%s %d\n", __val0, __val1);
+			}
+			c->actionremaining -= 2;
+			if (unlikely(c->actionremaining < 0)) {
+				_stp_error_at(c, "MAXACTION exceeded",
+					      "identifier 'printf' at syscall_alias.stp:19:3");
+				goto out;
 			}
 		}
-		_stp_printf("failed %d\n", g_fails);
-		if (unlikely(c->nesting + 1 > MAXNESTING)) {
-			_stp_error_at(c, "MAXNESTING exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		if (unlikely(!_stp_call_room(c))) {
-			_stp_error_at(c, "MAXCALLSTACK exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		c->last_stmt = "identifier 'exit' at syscall_alias.stp:21:2";
-		c->nesting++;
-		stp_fn_exit_0(c);
-		c->nesting--;
-		if (unlikely(c->last_error))
-			goto out;
-		c->actionremaining -= 2;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at syscall_alias.stp:17:18");
-			goto out;
-		}
+	}
+	_stp_printf("failed %d\n", g_fails);
+	if (unlikely(c->nesting + 1 > MAXNESTING)) {
+		_stp_error_at(c, "MAXNESTING exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	if (unlikely(!_stp_call_room(c))) {
+		_stp_error_at(c, "MAXCALLSTACK exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	c->last_stmt = "identifier 'exit' at syscall_alias.stp:21:2";
+	c->nesting++;
+	stp_fn_exit_0(c);
+	c->nesting--;
+	if (unlikely(c->last_error))
+		goto out;
+	c->actionremaining -= 2;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at syscall_alias.stp:17:18");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))

@@ -214,14 +214,12 @@ static inline void stp_probe_0(struct context *c)
 	if (!stp_probe_0_lock())
 		return;
 	c->locks = &stp_probe_0_locks;
-	{
-		_stp_counter_add(&g_n, 1);
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at timers.stp:4:21");
-			goto out;
-		}
+	_stp_counter_add(&g_n, 1);
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at timers.stp:4:21");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))
@@ -232,9 +230,7 @@ static inline void stp_probe_0_lean(void)
 {
 	if (!stp_probe_0_lock())
 		return;
-	{
-		_stp_counter_add(&g_n, 1);
-	}
+	_stp_counter_add(&g_n, 1);
 out: __maybe_unused;
 	stp_probe_0_unlock();
 }
@@ -245,14 +241,12 @@ static inline void stp_probe_1(struct context *c)
 	if (!stp_probe_1_lock())
 		return;
 	c->locks = &stp_probe_1_locks;
-	{
-		_stp_counter_add(&g_n, 1);
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at timers.stp:8:36");
-			goto out;
-		}
+	_stp_counter_add(&g_n, 1);
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at timers.stp:8:36");
+		goto out;
 	}
 out: __maybe_unused;
 	if (likely(c->locks))
@@ -263,9 +257,7 @@ static inline void stp_probe_1_lean(void)
 {
 	if (!stp_probe_1_lock())
 		return;
-	{
-		_stp_counter_add(&g_n, 1);
-	}
+	_stp_counter_add(&g_n, 1);
 out: __maybe_unused;
 	stp_probe_1_unlock();
 }
@@ -276,36 +268,34 @@ static inline void stp_probe_2(struct context *c)
 	if (!stp_probe_2_lock())
 		return;
 	c->locks = &stp_probe_2_locks;
-	{
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'if' at timers.stp:13:2");
+		goto out;
+	}
+	if (g_n > 10) {
+		if (unlikely(c->nesting + 1 > MAXNESTING)) {
+			_stp_error_at(c, "MAXNESTING exceeded",
+				      "identifier 'exit' at logging.stp:60:10");
+			goto out;
+		}
+		if (unlikely(!_stp_call_room(c))) {
+			_stp_error_at(c, "MAXCALLSTACK exceeded",
+				      "identifier 'exit' at logging.stp:60:10");
+			goto out;
+		}
+		c->last_stmt = "identifier 'exit' at timers.stp:14:3";
+		c->nesting++;
+		stp_fn_exit_0(c);
+		c->nesting--;
+		if (unlikely(c->last_error))
+			goto out;
 		c->actionremaining -= 1;
 		if (unlikely(c->actionremaining < 0)) {
 			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'if' at timers.stp:13:2");
+				      "identifier 'exit' at timers.stp:14:3");
 			goto out;
-		}
-		if (g_n > 10) {
-			if (unlikely(c->nesting + 1 > MAXNESTING)) {
-				_stp_error_at(c, "MAXNESTING exceeded",
-					      "identifier 'exit' at logging.stp:60:10");
-				goto out;
-			}
-			if (unlikely(!_stp_call_room(c))) {
-				_stp_error_at(c, "MAXCALLSTACK exceeded",
-					      "identifier 'exit' at logging.stp:60:10");
-				goto out;
-			}
-			c->last_stmt = "identifier 'exit' at timers.stp:14:3";
-			c->nesting++;
-			stp_fn_exit_0(c);
-			c->nesting--;
-			if (unlikely(c->last_error))
-				goto out;
-			c->actionremaining -= 1;
-			if (unlikely(c->actionremaining < 0)) {
-				_stp_error_at(c, "MAXACTION exceeded",
-					      "identifier 'exit' at timers.stp:14:3");
-				goto out;
-			}
 		}
 	}
 out: __maybe_unused;

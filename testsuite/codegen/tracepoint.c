@@ -132,82 +132,78 @@ static inline void stp_probe_0(struct context *c)
 {
 	struct stp_probe_0_locals *l = &c->probe_locals.p0;
 	{
-		{
-			int64_t __val0 = ({
-				unsigned long __a1 = 0;
-				u64 __v1 = 0;
-				__v1 = c->targs[0];
-				__a1 = (unsigned long)__v1;
-				__a1 += 2432UL;
+		int64_t __val0 = ({
+			unsigned long __a1 = 0;
+			u64 __v1 = 0;
+			__v1 = c->targs[0];
+			__a1 = (unsigned long)__v1;
+			__a1 += 2432UL;
+			{
+				u32 __t;
+				if (_stp_kread(&__t, __a1, 4)) {
+					_stp_error_fmt(c,
+						       "identifier '$p' at tracepoint.stp:4:25",
+						       "kernel read fault at 0x%lx",
+						       (unsigned long)(__a1));
+					goto out;
+				}
+				__v1 = __t;
+			}
+			__v1 = (u64)(((s64)(__v1 << 32)) >> 32);
+			(int64_t)__v1;
+		});
+		const char *__val1 = ({
+			int64_t __arg0 = ({
+				unsigned long __a2 = 0;
+				u64 __v2 = 0;
+				__v2 = c->targs[2];
+				__a2 = (unsigned long)__v2;
+				__a2 += 96UL;
 				{
-					u32 __t;
-					if (_stp_kread(&__t, __a1, 4)) {
+					u64 __t;
+					if (_stp_kread(&__t, __a2, 8)) {
 						_stp_error_fmt(c,
-							       "identifier '$p' at tracepoint.stp:4:25",
+							       "identifier '$bprm' at tracepoint.stp:4:48",
 							       "kernel read fault at 0x%lx",
-							       (unsigned long)(__a1));
+							       (unsigned long)(__a2));
 						goto out;
 					}
-					__v1 = __t;
+					__v2 = __t;
 				}
-				__v1 = (u64)(((s64)(__v1 << 32)) >> 32);
-				(int64_t)__v1;
+				(int64_t)__v2;
 			});
-			const char *__val1 = ({
-				int64_t __arg0 = ({
-					unsigned long __a2 = 0;
-					u64 __v2 = 0;
-					__v2 = c->targs[2];
-					__a2 = (unsigned long)__v2;
-					__a2 += 96UL;
-					{
-						u64 __t;
-						if (_stp_kread(&__t, __a2, 8)) {
-							_stp_error_fmt(c,
-								       "identifier '$bprm' at tracepoint.stp:4:48",
-								       "kernel read fault at 0x%lx",
-								       (unsigned long)(__a2));
-							goto out;
-						}
-						__v2 = __t;
-					}
-					(int64_t)__v2;
-				});
-				if (unlikely(c->nesting + 1 > MAXNESTING)) {
-					_stp_error_at(c, "MAXNESTING exceeded",
-						      "identifier 'kernel_string' at linux/conversions.stp:43:10");
+			if (unlikely(c->nesting + 1 > MAXNESTING)) {
+				_stp_error_at(c, "MAXNESTING exceeded",
+					      "identifier 'kernel_string' at linux/conversions.stp:43:10");
+				goto out;
+			}
+			if (unlikely(!_stp_call_room(c))) {
+				_stp_error_at(c, "MAXCALLSTACK exceeded",
+					      "identifier 'kernel_string' at linux/conversions.stp:43:10");
+				goto out;
+			}
+			{
+				struct stp_fn_kernel_string_1_locals *__callee =
+					&c->func_locals[c->nesting + 1].fn_kernel_string_1;
+				__callee->l_addr = __arg0;
+				c->last_stmt =
+					"identifier 'kernel_string' at tracepoint.stp:4:34";
+				c->nesting++;
+				stp_fn_kernel_string_1(c);
+				c->nesting--;
+				if (unlikely(c->last_error))
 					goto out;
-				}
-				if (unlikely(!_stp_call_room(c))) {
-					_stp_error_at(c,
-						      "MAXCALLSTACK exceeded",
-						      "identifier 'kernel_string' at linux/conversions.stp:43:10");
-					goto out;
-				}
-				{
-					struct stp_fn_kernel_string_1_locals *__callee =
-						&c->func_locals[c->nesting + 1].fn_kernel_string_1;
-					__callee->l_addr = __arg0;
-					c->last_stmt =
-						"identifier 'kernel_string' at tracepoint.stp:4:34";
-					c->nesting++;
-					stp_fn_kernel_string_1(c);
-					c->nesting--;
-					if (unlikely(c->last_error))
-						goto out;
-					_stp_strcpy(l->__tmp[0],
-						    __callee->__retvalue);
-				}
-				l->__tmp[0];
-			});
-			_stp_printf("%d exec %s\n", __val0, __val1);
-		}
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at tracepoint.stp:3:48");
-			goto out;
-		}
+				_stp_strcpy(l->__tmp[0], __callee->__retvalue);
+			}
+			l->__tmp[0];
+		});
+		_stp_printf("%d exec %s\n", __val0, __val1);
+	}
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at tracepoint.stp:3:48");
+		goto out;
 	}
 out: __maybe_unused;
 }

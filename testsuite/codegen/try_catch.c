@@ -174,182 +174,177 @@ static inline void stp_probe_0(struct context *c)
 {
 	struct stp_probe_0_locals *l = &c->probe_locals.p0;
 	l->l_msg[0] = '\0';
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'try' at try_catch.stp:10:2");
+		goto out;
+	}
 	{
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'try' at try_catch.stp:10:2");
-			goto out;
-		}
 		{
-			{
-				int64_t __val0 = ({
-					int64_t __arg0 = 2LL;
-					int64_t __ret = 0;
-					if (unlikely(c->nesting + 1 > MAXNESTING)) {
-						_stp_error_at(c,
-							      "MAXNESTING exceeded",
-							      "identifier 'f' at try_catch.stp:3:10");
-						goto catch_0;
-					}
-					if (unlikely(!_stp_call_room(c))) {
-						_stp_error_at(c,
-							      "MAXCALLSTACK exceeded",
-							      "identifier 'f' at try_catch.stp:3:10");
-						goto catch_0;
-					}
-					{
-						struct stp_fn_f_1_locals *__callee =
-							&c->func_locals[c->nesting + 1].fn_f_1;
-						__callee->l_x = __arg0;
-						c->last_stmt =
-							"identifier 'f' at try_catch.stp:11:11";
-						c->nesting++;
-						stp_fn_f_1(c);
-						c->nesting--;
-						if (unlikely(c->last_error))
-							goto catch_0;
-						__ret = __callee->__retvalue;
-					}
-					__ret;
-				});
-				_stp_printf("%d\n", __val0);
-			}
-			{
-				int64_t __val0 = ({
-					int64_t __arg0 = 5LL;
-					int64_t __ret = 0;
-					if (unlikely(c->nesting + 1 > MAXNESTING)) {
-						_stp_error_at(c,
-							      "MAXNESTING exceeded",
-							      "identifier 'f' at try_catch.stp:3:10");
-						goto catch_0;
-					}
-					if (unlikely(!_stp_call_room(c))) {
-						_stp_error_at(c,
-							      "MAXCALLSTACK exceeded",
-							      "identifier 'f' at try_catch.stp:3:10");
-						goto catch_0;
-					}
-					{
-						struct stp_fn_f_1_locals *__callee =
-							&c->func_locals[c->nesting + 1].fn_f_1;
-						__callee->l_x = __arg0;
-						c->last_stmt =
-							"identifier 'f' at try_catch.stp:12:11";
-						c->nesting++;
-						stp_fn_f_1(c);
-						c->nesting--;
-						if (unlikely(c->last_error))
-							goto catch_0;
-						__ret = __callee->__retvalue;
-					}
-					__ret;
-				});
-				_stp_printf("%d\n", __val0);
-			}
-			c->actionremaining -= 2;
-			if (unlikely(c->actionremaining < 0)) {
-				_stp_error_at(c, "MAXACTION exceeded",
-					      "operator '{' at try_catch.stp:10:6");
-				goto catch_0;
-			}
-			goto try_end_0;
-		catch_0: __maybe_unused;
-			if (c->last_error) {
-				if (unlikely(c->locks_lost))
-					goto out;
-				_stp_strcpy(l->l_msg, c->last_error);
-				c->last_error = NULL;
-				_stp_printf("%s%s\n", "caught: ", l->l_msg);
-				c->actionremaining -= 1;
-				if (unlikely(c->actionremaining < 0)) {
-					_stp_error_at(c, "MAXACTION exceeded",
-						      "operator '{' at try_catch.stp:13:16");
-					goto out;
-				}
-			}
-		try_end_0:
-			;
-		}
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "keyword 'try' at try_catch.stp:16:2");
-			goto out;
-		}
-		{
-			{
-				int64_t __arg0 = 9LL;
+			int64_t __val0 = ({
+				int64_t __arg0 = 2LL;
+				int64_t __ret = 0;
 				if (unlikely(c->nesting + 1 > MAXNESTING)) {
 					_stp_error_at(c, "MAXNESTING exceeded",
 						      "identifier 'f' at try_catch.stp:3:10");
-					goto catch_1;
+					goto catch_0;
 				}
 				if (unlikely(!_stp_call_room(c))) {
 					_stp_error_at(c,
 						      "MAXCALLSTACK exceeded",
 						      "identifier 'f' at try_catch.stp:3:10");
-					goto catch_1;
+					goto catch_0;
 				}
 				{
 					struct stp_fn_f_1_locals *__callee =
 						&c->func_locals[c->nesting + 1].fn_f_1;
 					__callee->l_x = __arg0;
 					c->last_stmt =
-						"identifier 'f' at try_catch.stp:17:3";
+						"identifier 'f' at try_catch.stp:11:11";
 					c->nesting++;
 					stp_fn_f_1(c);
 					c->nesting--;
 					if (unlikely(c->last_error))
-						goto catch_1;
+						goto catch_0;
+					__ret = __callee->__retvalue;
 				}
-			}
+				__ret;
+			});
+			_stp_printf("%d\n", __val0);
+		}
+		{
+			int64_t __val0 = ({
+				int64_t __arg0 = 5LL;
+				int64_t __ret = 0;
+				if (unlikely(c->nesting + 1 > MAXNESTING)) {
+					_stp_error_at(c, "MAXNESTING exceeded",
+						      "identifier 'f' at try_catch.stp:3:10");
+					goto catch_0;
+				}
+				if (unlikely(!_stp_call_room(c))) {
+					_stp_error_at(c,
+						      "MAXCALLSTACK exceeded",
+						      "identifier 'f' at try_catch.stp:3:10");
+					goto catch_0;
+				}
+				{
+					struct stp_fn_f_1_locals *__callee =
+						&c->func_locals[c->nesting + 1].fn_f_1;
+					__callee->l_x = __arg0;
+					c->last_stmt =
+						"identifier 'f' at try_catch.stp:12:11";
+					c->nesting++;
+					stp_fn_f_1(c);
+					c->nesting--;
+					if (unlikely(c->last_error))
+						goto catch_0;
+					__ret = __callee->__retvalue;
+				}
+				__ret;
+			});
+			_stp_printf("%d\n", __val0);
+		}
+		c->actionremaining -= 2;
+		if (unlikely(c->actionremaining < 0)) {
+			_stp_error_at(c, "MAXACTION exceeded",
+				      "operator '{' at try_catch.stp:10:6");
+			goto catch_0;
+		}
+		goto try_end_0;
+	catch_0: __maybe_unused;
+		if (c->last_error) {
+			if (unlikely(c->locks_lost))
+				goto out;
+			_stp_strcpy(l->l_msg, c->last_error);
+			c->last_error = NULL;
+			_stp_printf("%s%s\n", "caught: ", l->l_msg);
 			c->actionremaining -= 1;
 			if (unlikely(c->actionremaining < 0)) {
 				_stp_error_at(c, "MAXACTION exceeded",
-					      "operator '{' at try_catch.stp:16:6");
+					      "operator '{' at try_catch.stp:13:16");
+				goto out;
+			}
+		}
+	try_end_0:
+		;
+	}
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "keyword 'try' at try_catch.stp:16:2");
+		goto out;
+	}
+	{
+		{
+			int64_t __arg0 = 9LL;
+			if (unlikely(c->nesting + 1 > MAXNESTING)) {
+				_stp_error_at(c, "MAXNESTING exceeded",
+					      "identifier 'f' at try_catch.stp:3:10");
 				goto catch_1;
 			}
-			goto try_end_1;
-		catch_1: __maybe_unused;
-			if (c->last_error) {
-				if (unlikely(c->locks_lost))
-					goto out;
-				c->last_error = NULL;
-				_stp_printf("%s\n", "again");
-				c->actionremaining -= 1;
-				if (unlikely(c->actionremaining < 0)) {
-					_stp_error_at(c, "MAXACTION exceeded",
-						      "operator '{' at try_catch.stp:18:10");
-					goto out;
-				}
+			if (unlikely(!_stp_call_room(c))) {
+				_stp_error_at(c, "MAXCALLSTACK exceeded",
+					      "identifier 'f' at try_catch.stp:3:10");
+				goto catch_1;
 			}
-		try_end_1:
-			;
+			{
+				struct stp_fn_f_1_locals *__callee =
+					&c->func_locals[c->nesting + 1].fn_f_1;
+				__callee->l_x = __arg0;
+				c->last_stmt =
+					"identifier 'f' at try_catch.stp:17:3";
+				c->nesting++;
+				stp_fn_f_1(c);
+				c->nesting--;
+				if (unlikely(c->last_error))
+					goto catch_1;
+			}
 		}
-		if (unlikely(c->nesting + 1 > MAXNESTING)) {
-			_stp_error_at(c, "MAXNESTING exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		if (unlikely(!_stp_call_room(c))) {
-			_stp_error_at(c, "MAXCALLSTACK exceeded",
-				      "identifier 'exit' at logging.stp:60:10");
-			goto out;
-		}
-		c->last_stmt = "identifier 'exit' at try_catch.stp:21:2";
-		c->nesting++;
-		stp_fn_exit_0(c);
-		c->nesting--;
-		if (unlikely(c->last_error))
-			goto out;
 		c->actionremaining -= 1;
 		if (unlikely(c->actionremaining < 0)) {
 			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at try_catch.stp:9:13");
-			goto out;
+				      "operator '{' at try_catch.stp:16:6");
+			goto catch_1;
 		}
+		goto try_end_1;
+	catch_1: __maybe_unused;
+		if (c->last_error) {
+			if (unlikely(c->locks_lost))
+				goto out;
+			c->last_error = NULL;
+			_stp_printf("%s\n", "again");
+			c->actionremaining -= 1;
+			if (unlikely(c->actionremaining < 0)) {
+				_stp_error_at(c, "MAXACTION exceeded",
+					      "operator '{' at try_catch.stp:18:10");
+				goto out;
+			}
+		}
+	try_end_1:
+		;
+	}
+	if (unlikely(c->nesting + 1 > MAXNESTING)) {
+		_stp_error_at(c, "MAXNESTING exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	if (unlikely(!_stp_call_room(c))) {
+		_stp_error_at(c, "MAXCALLSTACK exceeded",
+			      "identifier 'exit' at logging.stp:60:10");
+		goto out;
+	}
+	c->last_stmt = "identifier 'exit' at try_catch.stp:21:2";
+	c->nesting++;
+	stp_fn_exit_0(c);
+	c->nesting--;
+	if (unlikely(c->last_error))
+		goto out;
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at try_catch.stp:9:13");
+		goto out;
 	}
 out: __maybe_unused;
 }

@@ -91,15 +91,13 @@ static struct stp_uprobe stp_uprobes[2] = {
 /* probe process("@PROGRAMS@/trace").function("add@@PROGRAMS@/trace.c:20") */
 static inline void stp_probe_0(struct context *c)
 {
-	{
-		_stp_printf("add(%d, %d)\n", (int64_t)(s32)c->uregs->di,
-			    (int64_t)(s32)c->uregs->si);
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at uprobe.stp:5:35");
-			goto out;
-		}
+	_stp_printf("add(%d, %d)\n", (int64_t)(s32)c->uregs->di,
+		    (int64_t)(s32)c->uregs->si);
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at uprobe.stp:5:35");
+		goto out;
 	}
 out: __maybe_unused;
 }
@@ -107,15 +105,12 @@ out: __maybe_unused;
 /* probe process("@PROGRAMS@/trace").function("add@@PROGRAMS@/trace.c:20").return */
 static inline void stp_probe_1(struct context *c)
 {
-	{
-		_stp_printf("= %d\n",
-			    (int64_t)(s32)regs_return_value(c->uregs));
-		c->actionremaining -= 1;
-		if (unlikely(c->actionremaining < 0)) {
-			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at uprobe.stp:9:42");
-			goto out;
-		}
+	_stp_printf("= %d\n", (int64_t)(s32)regs_return_value(c->uregs));
+	c->actionremaining -= 1;
+	if (unlikely(c->actionremaining < 0)) {
+		_stp_error_at(c, "MAXACTION exceeded",
+			      "operator '{' at uprobe.stp:9:42");
+		goto out;
 	}
 out: __maybe_unused;
 }
