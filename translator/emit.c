@@ -1214,15 +1214,17 @@ static const char *fn_id(struct emitter *em, const struct func *f)
 
 /* One overload of a call: the arguments copied into f's frame, the
  * call, and its result kept in __ret (a long) or res (a string temp);
- * value says whether the caller uses the result.
+ * value says whether the caller uses the result.  As a statement, the
+ * result may go straight to the variable dest.
  */
 static void gen_call_one(struct emitter *em, struct strbuf *o,
 			 const struct expr *e, const struct func *f,
-			 const char *res, bool value)
+			 const char *res, bool value, const char *dest,
+			 const char **args)
 {
 	const char *id = fn_id(em, f);
-	bool frame = e->args.n || (value && (f->type == TY_STRING ||
-					     f->type == TY_LONG));
+	bool frame = e->args.n || dest || (value && (f->type == TY_STRING ||
+						     f->type == TY_LONG));
 	int i;
 
 	if (frame)
@@ -1232,16 +1234,21 @@ static void gen_call_one(struct emitter *em, struct strbuf *o,
 		const struct vardecl *p = f->params.items[i];
 
 		if (p->type == TY_STRING)
-			sb_printf(o, "_stp_strcpy(__callee->l_%s, __arg%d); ",
-				  p->name, i);
+			sb_printf(o, "_stp_strcpy(__callee->l_%s, %s); ",
+				  p->name, args[i]);
 		else
-			sb_printf(o, "__callee->l_%s = __arg%d; ", p->name, i);
+			sb_printf(o, "__callee->l_%s = %s; ", p->name,
+				  args[i]);
 	}
 	sb_printf(o, "c->last_stmt = ");
 	sb_c_string(o, where(em, e));
 	sb_printf(o, "; c->nesting++; stp_fn_%s(c); c->nesting--; "
 		  "if (unlikely(c->last_error)) %s; ", id, fail_jump(em));
-	if (value && f->type == TY_STRING)
+	if (dest && f->type == TY_STRING)
+		sb_printf(o, "_stp_strcpy(%s, __callee->__retvalue); ", dest);
+	else if (dest)
+		sb_printf(o, "%s = __callee->__retvalue; ", dest);
+	else if (value && f->type == TY_STRING)
 		sb_printf(o, "_stp_strcpy(%s, __callee->__retvalue); ", res);
 	else if (value && f->type == TY_LONG)
 		sb_puts(o, "__ret = __callee->__retvalue; ");
@@ -1255,10 +1262,11 @@ static void gen_call_one(struct emitter *em, struct strbuf *o,
  * each one ends with 'next'; when the last one does, the call fails.
  */
 static void gen_call_as(struct emitter *em, struct strbuf *o,
-		       const struct expr *e, bool value)
+		       const struct expr *e, bool value, const char *dest)
 {
 	const struct func *f = e->func, *g;
-	const char *res = NULL, *where;
+	const char *res = NULL, *where, **args;
+	bool in_place;
 	int i;
 
 	if (!f) {
@@ -1266,12 +1274,40 @@ static void gen_call_as(struct emitter *em, struct strbuf *o,
 		sb_puts(o, value ? "0" : ";");
 		return;
 	}
+	/* plain arguments (and literals, and string variables, which the
+	 * callee's frame cannot alias) are copied in place when one
+	 * function is called
+	 */
+	in_place = !f->next_overload;
+	args = arena_alloc(em->s->arena, sizeof(*args) *
+			   (size_t)(e->args.n + 1));
+	for (i = 0; i < e->args.n; i++) {
+		const struct expr *a = e->args.items[i];
+		struct strbuf t;
+
+		if (is_plain(a)) {
+			args[i] = plain_text(em, a);
+			continue;
+		}
+		if (a->kind != EX_STR && !(a->kind == EX_SYM && a->var &&
+		    !is_array(a->var) && a->type == TY_STRING)) {
+			in_place = false;
+			break;
+		}
+		sb_init(&t);
+		gen_expr(em, &t, a);
+		args[i] = arena_strdup(em->s->arena, t.buf);
+		sb_free(&t);
+	}
+	if (!in_place)
+		for (i = 0; i < e->args.n; i++)
+			args[i] = arena_printf(em->s->arena, "__arg%d", i);
 	/* as a statement, a block only for the arguments' declarations */
 	if (value)
 		sb_puts(o, "({ ");
-	else if (e->args.n)
+	else if (e->args.n && !in_place)
 		sb_puts(o, "{ ");
-	for (i = 0; i < e->args.n; i++) {
+	for (i = 0; i < e->args.n && !in_place; i++) {
 		const struct expr *a = e->args.items[i];
 
 		if (a->type == TY_STRING) {
@@ -1300,10 +1336,10 @@ static void gen_call_as(struct emitter *em, struct strbuf *o,
 		"_stp_error_at(c, \"MAXCALLSTACK exceeded\", ");
 	sb_c_string(o, where);
 	sb_printf(o, "); %s; } ", fail_jump(em));
-	gen_call_one(em, o, e, f, res, value);
+	gen_call_one(em, o, e, f, res, value, dest, args);
 	for (g = f->next_overload; g; g = g->next_overload) {
 		sb_puts(o, "if (c->next) { c->next = 0; ");
-		gen_call_one(em, o, e, g, res, value);
+		gen_call_one(em, o, e, g, res, value, dest, args);
 		sb_puts(o, "} ");
 	}
 	for (g = f; g && !g->has_next; g = g->next_overload)
@@ -1314,7 +1350,7 @@ static void gen_call_as(struct emitter *em, struct strbuf *o,
 		sb_puts(o, " } ");
 	}
 	if (!value)
-		sb_puts(o, e->args.n ? "}" : "");
+		sb_puts(o, e->args.n && !in_place ? "}" : "");
 	else if (f->type == TY_STRING)
 		sb_printf(o, "%s; })", res);
 	else if (f->type == TY_LONG)
@@ -1326,7 +1362,7 @@ static void gen_call_as(struct emitter *em, struct strbuf *o,
 static void gen_call(struct emitter *em, struct strbuf *o,
 		     const struct expr *e)
 {
-	gen_call_as(em, o, e, true);
+	gen_call_as(em, o, e, true, NULL);
 }
 
 static bool print_is_ln(const char *n)
@@ -2354,6 +2390,14 @@ static bool gen_scalar_stmt(struct emitter *em, struct strbuf *o,
 			  e->op[0]);
 		return true;
 	}
+	if (!strcmp(e->op, "=") && v->kind == EX_CALL && v->func &&
+	    !v->func->next_overload && !v->func->has_next &&
+	    v->type == lv->type &&
+	    (lv->type == TY_STRING || lv->type == TY_LONG)) {
+		/* the result stored from the callee's frame */
+		gen_call_as(em, o, v, false, x);
+		return true;
+	}
 	if (lv->type == TY_STRING && !strcmp(e->op, "=") &&
 	    (str_owned(v) || (v->kind == EX_PRINT && v->name[0] == 's') ||
 	     (v->kind == EX_SYM && v->var != lv->var))) {
@@ -2427,7 +2471,7 @@ static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 		gen_elem_write(em, &o, e, false);
 	} else if (e->kind == EX_CALL) {
 		/* a call for its effect: no value, no statement expression */
-		gen_call_as(em, &o, e, false);
+		gen_call_as(em, &o, e, false, NULL);
 	} else if (e->kind == EX_PRINT && e->name[0] != 's') {
 		gen_print_as(em, &o, e, false);
 	} else if (gen_scalar_stmt(em, &o, e)) {

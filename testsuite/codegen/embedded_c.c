@@ -204,7 +204,6 @@ static inline void stp_probe_0(struct context *c)
 	c->locks = &stp_probe_0_locks;
 	{
 		int64_t __val0 = ({
-			int64_t __arg0 = 21LL;
 			int64_t __ret = 0;
 			if (unlikely(c->nesting + 1 > MAXNESTING)) {
 				_stp_error_at(c, "MAXNESTING exceeded",
@@ -219,7 +218,7 @@ static inline void stp_probe_0(struct context *c)
 			{
 				struct stp_fn_twice_1_locals *__callee =
 					&c->func_locals[c->nesting + 1].fn_twice_1;
-				__callee->l_x = __arg0;
+				__callee->l_x = 21;
 				c->last_stmt =
 					"identifier 'twice' at embedded_c.stp:23:10";
 				c->nesting++;
@@ -233,7 +232,6 @@ static inline void stp_probe_0(struct context *c)
 		});
 		const char *__val1 = " ";
 		const char *__val2 = ({
-			int64_t __arg0 = 7LL;
 			if (unlikely(c->nesting + 1 > MAXNESTING)) {
 				_stp_error_at(c, "MAXNESTING exceeded",
 					      "identifier 'tag' at embedded_c.stp:14:10");
@@ -247,7 +245,7 @@ static inline void stp_probe_0(struct context *c)
 			{
 				struct stp_fn_tag_1_locals *__callee =
 					&c->func_locals[c->nesting + 1].fn_tag_1;
-				__callee->l_n = __arg0;
+				__callee->l_n = 7;
 				c->last_stmt =
 					"identifier 'tag' at embedded_c.stp:23:26";
 				c->nesting++;

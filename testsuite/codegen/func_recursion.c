@@ -115,7 +115,6 @@ static void stp_fn_fib_1(struct context *c)
 	}
 	l->__retvalue = ({
 		uint64_t __x = ({
-			int64_t __arg0 = (int64_t)((uint64_t)l->l_n - 1);
 			int64_t __ret = 0;
 			if (unlikely(c->nesting + 1 > MAXNESTING)) {
 				_stp_error_at(c, "MAXNESTING exceeded",
@@ -130,7 +129,7 @@ static void stp_fn_fib_1(struct context *c)
 			{
 				struct stp_fn_fib_1_locals *__callee =
 					&c->func_locals[c->nesting + 1].fn_fib_1;
-				__callee->l_n = __arg0;
+				__callee->l_n = (int64_t)((uint64_t)l->l_n - 1);
 				c->last_stmt =
 					"identifier 'fib' at func_recursion.stp:6:9";
 				c->nesting++;
@@ -143,7 +142,6 @@ static void stp_fn_fib_1(struct context *c)
 			__ret;
 		});
 		uint64_t __y = ({
-			int64_t __arg0 = (int64_t)((uint64_t)l->l_n - 2);
 			int64_t __ret = 0;
 			if (unlikely(c->nesting + 1 > MAXNESTING)) {
 				_stp_error_at(c, "MAXNESTING exceeded",
@@ -158,7 +156,7 @@ static void stp_fn_fib_1(struct context *c)
 			{
 				struct stp_fn_fib_1_locals *__callee =
 					&c->func_locals[c->nesting + 1].fn_fib_1;
-				__callee->l_n = __arg0;
+				__callee->l_n = (int64_t)((uint64_t)l->l_n - 2);
 				c->last_stmt =
 					"identifier 'fib' at func_recursion.stp:6:22";
 				c->nesting++;
@@ -228,7 +226,6 @@ static inline void stp_probe_0(struct context *c)
 	struct stp_probe_0_locals *l = &c->probe_locals.p0;
 	{
 		const char *__arg0 = ({
-			const char *__arg0 = "world";
 			if (unlikely(c->nesting + 1 > MAXNESTING)) {
 				_stp_error_at(c, "MAXNESTING exceeded",
 					      "identifier 'greet' at func_recursion.stp:9:10");
@@ -242,7 +239,7 @@ static inline void stp_probe_0(struct context *c)
 			{
 				struct stp_fn_greet_1_locals *__callee =
 					&c->func_locals[c->nesting + 1].fn_greet_1;
-				_stp_strcpy(__callee->l_who, __arg0);
+				_stp_strcpy(__callee->l_who, "world");
 				c->last_stmt =
 					"identifier 'greet' at func_recursion.stp:18:6";
 				c->nesting++;
@@ -279,7 +276,6 @@ static inline void stp_probe_0(struct context *c)
 	}
 	{
 		int64_t __val0 = ({
-			int64_t __arg0 = 10LL;
 			int64_t __ret = 0;
 			if (unlikely(c->nesting + 1 > MAXNESTING)) {
 				_stp_error_at(c, "MAXNESTING exceeded",
@@ -294,7 +290,7 @@ static inline void stp_probe_0(struct context *c)
 			{
 				struct stp_fn_fib_1_locals *__callee =
 					&c->func_locals[c->nesting + 1].fn_fib_1;
-				__callee->l_n = __arg0;
+				__callee->l_n = 10;
 				c->last_stmt =
 					"identifier 'fib' at func_recursion.stp:19:17";
 				c->nesting++;

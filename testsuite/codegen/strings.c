@@ -224,36 +224,30 @@ static inline void stp_probe_0(struct context *c)
 		});
 		_stp_strcat(l->__tmp[1], __x, __y);
 	}));
-	_stp_strcpy(l->l_t, ({
-		const char *__arg0 = l->l_s;
-		int64_t __arg1 = 1LL;
-		int64_t __arg2 = 3LL;
-		if (unlikely(c->nesting + 1 > MAXNESTING)) {
-			_stp_error_at(c, "MAXNESTING exceeded",
-				      "identifier 'substr' at string.stp:33:10");
+	if (unlikely(c->nesting + 1 > MAXNESTING)) {
+		_stp_error_at(c, "MAXNESTING exceeded",
+			      "identifier 'substr' at string.stp:33:10");
+		goto out;
+	}
+	if (unlikely(!_stp_call_room(c))) {
+		_stp_error_at(c, "MAXCALLSTACK exceeded",
+			      "identifier 'substr' at string.stp:33:10");
+		goto out;
+	}
+	{
+		struct stp_fn_substr_3_locals *__callee =
+			&c->func_locals[c->nesting + 1].fn_substr_3;
+		_stp_strcpy(__callee->l_str, l->l_s);
+		__callee->l_start = 1;
+		__callee->l_length = 3;
+		c->last_stmt = "identifier 'substr' at strings.stp:5:6";
+		c->nesting++;
+		stp_fn_substr_3(c);
+		c->nesting--;
+		if (unlikely(c->last_error))
 			goto out;
-		}
-		if (unlikely(!_stp_call_room(c))) {
-			_stp_error_at(c, "MAXCALLSTACK exceeded",
-				      "identifier 'substr' at string.stp:33:10");
-			goto out;
-		}
-		{
-			struct stp_fn_substr_3_locals *__callee =
-				&c->func_locals[c->nesting + 1].fn_substr_3;
-			_stp_strcpy(__callee->l_str, __arg0);
-			__callee->l_start = __arg1;
-			__callee->l_length = __arg2;
-			c->last_stmt = "identifier 'substr' at strings.stp:5:6";
-			c->nesting++;
-			stp_fn_substr_3(c);
-			c->nesting--;
-			if (unlikely(c->last_error))
-				goto out;
-			_stp_strcpy(l->__tmp[0], __callee->__retvalue);
-		}
-		l->__tmp[0];
-	}));
+		_stp_strcpy(l->l_t, __callee->__retvalue);
+	}
 	c->actionremaining -= 3;
 	if (unlikely(c->actionremaining < 0)) {
 		_stp_error_at(c, "MAXACTION exceeded",
@@ -263,7 +257,6 @@ static inline void stp_probe_0(struct context *c)
 	if (((int64_t)(STP_REGEX_EXEC(&stp_regex[0], l->l_s)))) {
 		{
 			const char *__val0 = ({
-				int64_t __arg0 = 1LL;
 				if (unlikely(c->nesting + 1 > MAXNESTING)) {
 					_stp_error_at(c, "MAXNESTING exceeded",
 						      "identifier 'matched' at regex.stp:18:10");
@@ -278,7 +271,7 @@ static inline void stp_probe_0(struct context *c)
 				{
 					struct stp_fn_matched_1_locals *__callee =
 						&c->func_locals[c->nesting + 1].fn_matched_1;
-					__callee->l_n = __arg0;
+					__callee->l_n = 1;
 					c->last_stmt =
 						"identifier 'matched' at strings.stp:7:11";
 					c->nesting++;
@@ -327,7 +320,6 @@ static inline void stp_probe_0(struct context *c)
 		const char *__val0 = l->l_t;
 		const char *__val1 = " ";
 		int64_t __val2 = ({
-			const char *__arg0 = l->l_s;
 			int64_t __ret = 0;
 			if (unlikely(c->nesting + 1 > MAXNESTING)) {
 				_stp_error_at(c, "MAXNESTING exceeded",
@@ -342,7 +334,7 @@ static inline void stp_probe_0(struct context *c)
 			{
 				struct stp_fn_strlen_1_locals *__callee =
 					&c->func_locals[c->nesting + 1].fn_strlen_1;
-				_stp_strcpy(__callee->l_s, __arg0);
+				_stp_strcpy(__callee->l_s, l->l_s);
 				c->last_stmt =
 					"identifier 'strlen' at strings.stp:10:18";
 				c->nesting++;

@@ -935,7 +935,6 @@ static void stp_fn_user_string_quoted_1(struct context *c)
 		}
 		_stp_strcpy(l->__retvalue, ({
 			const char *__arg0 = ({
-				int64_t __arg0 = l->l_addr;
 				if (unlikely(c->nesting + 1 > MAXNESTING)) {
 					_stp_error_at(c, "MAXNESTING exceeded",
 						      "identifier 'user_string' at linux/uconversions.stp:68:10");
@@ -950,7 +949,7 @@ static void stp_fn_user_string_quoted_1(struct context *c)
 				{
 					struct stp_fn_user_string_1_locals *__callee =
 						&c->func_locals[c->nesting + 1].fn_user_string_1;
-					__callee->l_addr = __arg0;
+					__callee->l_addr = l->l_addr;
 					c->last_stmt =
 						"identifier 'user_string' at linux/uconversions.stp:216:24";
 					c->nesting++;
@@ -1151,9 +1150,6 @@ static void stp_fn_string_quoted_1(struct context *c)
 		goto out;
 	}
 	_stp_strcpy(l->__retvalue, ({
-		const char *__arg0 = l->l_str;
-		int64_t __arg1 = 0LL;
-		int64_t __arg2 = 1LL;
 		if (unlikely(c->nesting + 1 > MAXNESTING)) {
 			_stp_error_at(c, "MAXNESTING exceeded",
 				      "identifier 'text_strn' at string.stp:165:10");
@@ -1167,9 +1163,9 @@ static void stp_fn_string_quoted_1(struct context *c)
 		{
 			struct stp_fn_text_strn_3_locals *__callee =
 				&c->func_locals[c->nesting + 1].fn_text_strn_3;
-			_stp_strcpy(__callee->l_input, __arg0);
-			__callee->l_len = __arg1;
-			__callee->l_quoted = __arg2;
+			_stp_strcpy(__callee->l_input, l->l_str);
+			__callee->l_len = 0;
+			__callee->l_quoted = 1;
 			c->last_stmt =
 				"identifier 'text_strn' at string.stp:240:9";
 			c->nesting++;
@@ -1272,171 +1268,144 @@ static inline void stp_probe_0(struct context *c)
 	c->locks = &stp_probe_0_locks;
 	{
 		_stp_strcpy(l->l_name, "openat");
-		l->l_dfd = ({
-			int64_t __arg0 = (int64_t)c->targs[1];
-			int64_t __ret = 0;
-			if (unlikely(c->nesting + 1 > MAXNESTING)) {
-				_stp_error_at(c, "MAXNESTING exceeded",
-					      "identifier '__int32' at linux/aux_syscalls.stp:105:10");
+		if (unlikely(c->nesting + 1 > MAXNESTING)) {
+			_stp_error_at(c, "MAXNESTING exceeded",
+				      "identifier '__int32' at linux/aux_syscalls.stp:105:10");
+			goto out;
+		}
+		if (unlikely(!_stp_call_room(c))) {
+			_stp_error_at(c, "MAXCALLSTACK exceeded",
+				      "identifier '__int32' at linux/aux_syscalls.stp:105:10");
+			goto out;
+		}
+		{
+			struct stp_fn___int32_1_locals *__callee =
+				&c->func_locals[c->nesting + 1].fn___int32_1;
+			__callee->l_val = (int64_t)c->targs[1];
+			c->last_stmt =
+				"identifier '__int32' at linux/syscalls.stp:3381:8";
+			c->nesting++;
+			stp_fn___int32_1(c);
+			c->nesting--;
+			if (unlikely(c->last_error))
 				goto out;
-			}
-			if (unlikely(!_stp_call_room(c))) {
-				_stp_error_at(c, "MAXCALLSTACK exceeded",
-					      "identifier '__int32' at linux/aux_syscalls.stp:105:10");
+			l->l_dfd = __callee->__retvalue;
+		}
+		if (unlikely(c->nesting + 1 > MAXNESTING)) {
+			_stp_error_at(c, "MAXNESTING exceeded",
+				      "identifier 'user_string_quoted' at linux/uconversions.stp:211:10");
+			goto out;
+		}
+		if (unlikely(!_stp_call_room(c))) {
+			_stp_error_at(c, "MAXCALLSTACK exceeded",
+				      "identifier 'user_string_quoted' at linux/uconversions.stp:211:10");
+			goto out;
+		}
+		{
+			struct stp_fn_user_string_quoted_1_locals *__callee =
+				&c->func_locals[c->nesting + 1].fn_user_string_quoted_1;
+			__callee->l_addr = (int64_t)c->targs[2];
+			c->last_stmt =
+				"identifier 'user_string_quoted' at linux/syscalls.stp:3382:13";
+			c->nesting++;
+			stp_fn_user_string_quoted_1(c);
+			c->nesting--;
+			if (unlikely(c->last_error))
 				goto out;
-			}
-			{
-				struct stp_fn___int32_1_locals *__callee =
-					&c->func_locals[c->nesting + 1].fn___int32_1;
-				__callee->l_val = __arg0;
-				c->last_stmt =
-					"identifier '__int32' at linux/syscalls.stp:3381:8";
-				c->nesting++;
-				stp_fn___int32_1(c);
-				c->nesting--;
-				if (unlikely(c->last_error))
-					goto out;
-				__ret = __callee->__retvalue;
-			}
-			__ret;
-		});
-		_stp_strcpy(l->l_filename, ({
-			int64_t __arg0 = (int64_t)c->targs[2];
-			if (unlikely(c->nesting + 1 > MAXNESTING)) {
-				_stp_error_at(c, "MAXNESTING exceeded",
-					      "identifier 'user_string_quoted' at linux/uconversions.stp:211:10");
+			_stp_strcpy(l->l_filename, __callee->__retvalue);
+		}
+		if (unlikely(c->nesting + 1 > MAXNESTING)) {
+			_stp_error_at(c, "MAXNESTING exceeded",
+				      "identifier '__int32' at linux/aux_syscalls.stp:105:10");
+			goto out;
+		}
+		if (unlikely(!_stp_call_room(c))) {
+			_stp_error_at(c, "MAXCALLSTACK exceeded",
+				      "identifier '__int32' at linux/aux_syscalls.stp:105:10");
+			goto out;
+		}
+		{
+			struct stp_fn___int32_1_locals *__callee =
+				&c->func_locals[c->nesting + 1].fn___int32_1;
+			__callee->l_val = (int64_t)c->targs[3];
+			c->last_stmt =
+				"identifier '__int32' at linux/syscalls.stp:3383:10";
+			c->nesting++;
+			stp_fn___int32_1(c);
+			c->nesting--;
+			if (unlikely(c->last_error))
 				goto out;
-			}
-			if (unlikely(!_stp_call_room(c))) {
-				_stp_error_at(c, "MAXCALLSTACK exceeded",
-					      "identifier 'user_string_quoted' at linux/uconversions.stp:211:10");
+			l->l_flags = __callee->__retvalue;
+		}
+		if (unlikely(c->nesting + 1 > MAXNESTING)) {
+			_stp_error_at(c, "MAXNESTING exceeded",
+				      "identifier '__uint32' at linux/aux_syscalls.stp:114:10");
+			goto out;
+		}
+		if (unlikely(!_stp_call_room(c))) {
+			_stp_error_at(c, "MAXCALLSTACK exceeded",
+				      "identifier '__uint32' at linux/aux_syscalls.stp:114:10");
+			goto out;
+		}
+		{
+			struct stp_fn___uint32_1_locals *__callee =
+				&c->func_locals[c->nesting + 1].fn___uint32_1;
+			__callee->l_val = (int64_t)c->targs[4];
+			c->last_stmt =
+				"identifier '__uint32' at linux/syscalls.stp:3384:9";
+			c->nesting++;
+			stp_fn___uint32_1(c);
+			c->nesting--;
+			if (unlikely(c->last_error))
 				goto out;
-			}
-			{
-				struct stp_fn_user_string_quoted_1_locals *__callee =
-					&c->func_locals[c->nesting + 1].fn_user_string_quoted_1;
-				__callee->l_addr = __arg0;
-				c->last_stmt =
-					"identifier 'user_string_quoted' at linux/syscalls.stp:3382:13";
-				c->nesting++;
-				stp_fn_user_string_quoted_1(c);
-				c->nesting--;
-				if (unlikely(c->last_error))
-					goto out;
-				_stp_strcpy(l->__tmp[0], __callee->__retvalue);
-			}
-			l->__tmp[0];
-		}));
-		l->l_flags = ({
-			int64_t __arg0 = (int64_t)c->targs[3];
-			int64_t __ret = 0;
-			if (unlikely(c->nesting + 1 > MAXNESTING)) {
-				_stp_error_at(c, "MAXNESTING exceeded",
-					      "identifier '__int32' at linux/aux_syscalls.stp:105:10");
+			l->l_mode = __callee->__retvalue;
+		}
+		if (unlikely(c->nesting + 1 > MAXNESTING)) {
+			_stp_error_at(c, "MAXNESTING exceeded",
+				      "identifier '_dfd_str' at linux/aux_syscalls.stp:143:10");
+			goto out;
+		}
+		if (unlikely(!_stp_call_room(c))) {
+			_stp_error_at(c, "MAXCALLSTACK exceeded",
+				      "identifier '_dfd_str' at linux/aux_syscalls.stp:143:10");
+			goto out;
+		}
+		{
+			struct stp_fn__dfd_str_1_locals *__callee =
+				&c->func_locals[c->nesting + 1].fn__dfd_str_1;
+			__callee->l_dfd = l->l_dfd;
+			c->last_stmt =
+				"identifier '_dfd_str' at linux/syscalls.stp:3385:12";
+			c->nesting++;
+			stp_fn__dfd_str_1(c);
+			c->nesting--;
+			if (unlikely(c->last_error))
 				goto out;
-			}
-			if (unlikely(!_stp_call_room(c))) {
-				_stp_error_at(c, "MAXCALLSTACK exceeded",
-					      "identifier '__int32' at linux/aux_syscalls.stp:105:10");
+			_stp_strcpy(l->l_dfd_str, __callee->__retvalue);
+		}
+		if (unlikely(c->nesting + 1 > MAXNESTING)) {
+			_stp_error_at(c, "MAXNESTING exceeded",
+				      "identifier '_sys_open_flag_str' at linux/aux_syscalls.stp:170:10");
+			goto out;
+		}
+		if (unlikely(!_stp_call_room(c))) {
+			_stp_error_at(c, "MAXCALLSTACK exceeded",
+				      "identifier '_sys_open_flag_str' at linux/aux_syscalls.stp:170:10");
+			goto out;
+		}
+		{
+			struct stp_fn__sys_open_flag_str_1_locals *__callee =
+				&c->func_locals[c->nesting + 1].fn__sys_open_flag_str_1;
+			__callee->l_flags = l->l_flags;
+			c->last_stmt =
+				"identifier '_sys_open_flag_str' at linux/syscalls.stp:3386:14";
+			c->nesting++;
+			stp_fn__sys_open_flag_str_1(c);
+			c->nesting--;
+			if (unlikely(c->last_error))
 				goto out;
-			}
-			{
-				struct stp_fn___int32_1_locals *__callee =
-					&c->func_locals[c->nesting + 1].fn___int32_1;
-				__callee->l_val = __arg0;
-				c->last_stmt =
-					"identifier '__int32' at linux/syscalls.stp:3383:10";
-				c->nesting++;
-				stp_fn___int32_1(c);
-				c->nesting--;
-				if (unlikely(c->last_error))
-					goto out;
-				__ret = __callee->__retvalue;
-			}
-			__ret;
-		});
-		l->l_mode = ({
-			int64_t __arg0 = (int64_t)c->targs[4];
-			int64_t __ret = 0;
-			if (unlikely(c->nesting + 1 > MAXNESTING)) {
-				_stp_error_at(c, "MAXNESTING exceeded",
-					      "identifier '__uint32' at linux/aux_syscalls.stp:114:10");
-				goto out;
-			}
-			if (unlikely(!_stp_call_room(c))) {
-				_stp_error_at(c, "MAXCALLSTACK exceeded",
-					      "identifier '__uint32' at linux/aux_syscalls.stp:114:10");
-				goto out;
-			}
-			{
-				struct stp_fn___uint32_1_locals *__callee =
-					&c->func_locals[c->nesting + 1].fn___uint32_1;
-				__callee->l_val = __arg0;
-				c->last_stmt =
-					"identifier '__uint32' at linux/syscalls.stp:3384:9";
-				c->nesting++;
-				stp_fn___uint32_1(c);
-				c->nesting--;
-				if (unlikely(c->last_error))
-					goto out;
-				__ret = __callee->__retvalue;
-			}
-			__ret;
-		});
-		_stp_strcpy(l->l_dfd_str, ({
-			int64_t __arg0 = l->l_dfd;
-			if (unlikely(c->nesting + 1 > MAXNESTING)) {
-				_stp_error_at(c, "MAXNESTING exceeded",
-					      "identifier '_dfd_str' at linux/aux_syscalls.stp:143:10");
-				goto out;
-			}
-			if (unlikely(!_stp_call_room(c))) {
-				_stp_error_at(c, "MAXCALLSTACK exceeded",
-					      "identifier '_dfd_str' at linux/aux_syscalls.stp:143:10");
-				goto out;
-			}
-			{
-				struct stp_fn__dfd_str_1_locals *__callee =
-					&c->func_locals[c->nesting + 1].fn__dfd_str_1;
-				__callee->l_dfd = __arg0;
-				c->last_stmt =
-					"identifier '_dfd_str' at linux/syscalls.stp:3385:12";
-				c->nesting++;
-				stp_fn__dfd_str_1(c);
-				c->nesting--;
-				if (unlikely(c->last_error))
-					goto out;
-				_stp_strcpy(l->__tmp[0], __callee->__retvalue);
-			}
-			l->__tmp[0];
-		}));
-		_stp_strcpy(l->l_flags_str, ({
-			int64_t __arg0 = l->l_flags;
-			if (unlikely(c->nesting + 1 > MAXNESTING)) {
-				_stp_error_at(c, "MAXNESTING exceeded",
-					      "identifier '_sys_open_flag_str' at linux/aux_syscalls.stp:170:10");
-				goto out;
-			}
-			if (unlikely(!_stp_call_room(c))) {
-				_stp_error_at(c, "MAXCALLSTACK exceeded",
-					      "identifier '_sys_open_flag_str' at linux/aux_syscalls.stp:170:10");
-				goto out;
-			}
-			{
-				struct stp_fn__sys_open_flag_str_1_locals *__callee =
-					&c->func_locals[c->nesting + 1].fn__sys_open_flag_str_1;
-				__callee->l_flags = __arg0;
-				c->last_stmt =
-					"identifier '_sys_open_flag_str' at linux/syscalls.stp:3386:14";
-				c->nesting++;
-				stp_fn__sys_open_flag_str_1(c);
-				c->nesting--;
-				if (unlikely(c->last_error))
-					goto out;
-				_stp_strcpy(l->__tmp[0], __callee->__retvalue);
-			}
-			l->__tmp[0];
-		}));
+			_stp_strcpy(l->l_flags_str, __callee->__retvalue);
+		}
 		(void)({
 			const char *__v =
 				_stp_strcpy(l->__tmp[0],

@@ -89,30 +89,27 @@ static void stp_fn_f_1(struct context *c)
 		goto out;
 	}
 	if (l->l_x > 3) {
+		if (unlikely(c->nesting + 1 > MAXNESTING)) {
+			_stp_error_at(c, "MAXNESTING exceeded",
+				      "identifier 'error' at logging.stp:44:10");
+			goto out;
+		}
+		if (unlikely(!_stp_call_room(c))) {
+			_stp_error_at(c, "MAXCALLSTACK exceeded",
+				      "identifier 'error' at logging.stp:44:10");
+			goto out;
+		}
 		{
-			const char *__arg0 = "too big";
-			if (unlikely(c->nesting + 1 > MAXNESTING)) {
-				_stp_error_at(c, "MAXNESTING exceeded",
-					      "identifier 'error' at logging.stp:44:10");
+			struct stp_fn_error_1_locals *__callee =
+				&c->func_locals[c->nesting + 1].fn_error_1;
+			_stp_strcpy(__callee->l_msg, "too big");
+			c->last_stmt =
+				"identifier 'error' at try_catch.stp:5:3";
+			c->nesting++;
+			stp_fn_error_1(c);
+			c->nesting--;
+			if (unlikely(c->last_error))
 				goto out;
-			}
-			if (unlikely(!_stp_call_room(c))) {
-				_stp_error_at(c, "MAXCALLSTACK exceeded",
-					      "identifier 'error' at logging.stp:44:10");
-				goto out;
-			}
-			{
-				struct stp_fn_error_1_locals *__callee =
-					&c->func_locals[c->nesting + 1].fn_error_1;
-				_stp_strcpy(__callee->l_msg, __arg0);
-				c->last_stmt =
-					"identifier 'error' at try_catch.stp:5:3";
-				c->nesting++;
-				stp_fn_error_1(c);
-				c->nesting--;
-				if (unlikely(c->last_error))
-					goto out;
-			}
 		}
 		c->actionremaining -= 1;
 		if (unlikely(c->actionremaining < 0)) {
@@ -183,7 +180,6 @@ static inline void stp_probe_0(struct context *c)
 	{
 		{
 			int64_t __val0 = ({
-				int64_t __arg0 = 2LL;
 				int64_t __ret = 0;
 				if (unlikely(c->nesting + 1 > MAXNESTING)) {
 					_stp_error_at(c, "MAXNESTING exceeded",
@@ -199,7 +195,7 @@ static inline void stp_probe_0(struct context *c)
 				{
 					struct stp_fn_f_1_locals *__callee =
 						&c->func_locals[c->nesting + 1].fn_f_1;
-					__callee->l_x = __arg0;
+					__callee->l_x = 2;
 					c->last_stmt =
 						"identifier 'f' at try_catch.stp:11:11";
 					c->nesting++;
@@ -215,7 +211,6 @@ static inline void stp_probe_0(struct context *c)
 		}
 		{
 			int64_t __val0 = ({
-				int64_t __arg0 = 5LL;
 				int64_t __ret = 0;
 				if (unlikely(c->nesting + 1 > MAXNESTING)) {
 					_stp_error_at(c, "MAXNESTING exceeded",
@@ -231,7 +226,7 @@ static inline void stp_probe_0(struct context *c)
 				{
 					struct stp_fn_f_1_locals *__callee =
 						&c->func_locals[c->nesting + 1].fn_f_1;
-					__callee->l_x = __arg0;
+					__callee->l_x = 5;
 					c->last_stmt =
 						"identifier 'f' at try_catch.stp:12:11";
 					c->nesting++;
@@ -276,30 +271,26 @@ static inline void stp_probe_0(struct context *c)
 		goto out;
 	}
 	{
+		if (unlikely(c->nesting + 1 > MAXNESTING)) {
+			_stp_error_at(c, "MAXNESTING exceeded",
+				      "identifier 'f' at try_catch.stp:3:10");
+			goto catch_1;
+		}
+		if (unlikely(!_stp_call_room(c))) {
+			_stp_error_at(c, "MAXCALLSTACK exceeded",
+				      "identifier 'f' at try_catch.stp:3:10");
+			goto catch_1;
+		}
 		{
-			int64_t __arg0 = 9LL;
-			if (unlikely(c->nesting + 1 > MAXNESTING)) {
-				_stp_error_at(c, "MAXNESTING exceeded",
-					      "identifier 'f' at try_catch.stp:3:10");
+			struct stp_fn_f_1_locals *__callee =
+				&c->func_locals[c->nesting + 1].fn_f_1;
+			__callee->l_x = 9;
+			c->last_stmt = "identifier 'f' at try_catch.stp:17:3";
+			c->nesting++;
+			stp_fn_f_1(c);
+			c->nesting--;
+			if (unlikely(c->last_error))
 				goto catch_1;
-			}
-			if (unlikely(!_stp_call_room(c))) {
-				_stp_error_at(c, "MAXCALLSTACK exceeded",
-					      "identifier 'f' at try_catch.stp:3:10");
-				goto catch_1;
-			}
-			{
-				struct stp_fn_f_1_locals *__callee =
-					&c->func_locals[c->nesting + 1].fn_f_1;
-				__callee->l_x = __arg0;
-				c->last_stmt =
-					"identifier 'f' at try_catch.stp:17:3";
-				c->nesting++;
-				stp_fn_f_1(c);
-				c->nesting--;
-				if (unlikely(c->last_error))
-					goto catch_1;
-			}
 		}
 		c->actionremaining -= 1;
 		if (unlikely(c->actionremaining < 0)) {
