@@ -3958,49 +3958,88 @@ static bool probe_lockfree(struct emitter *em, struct derived_probe *dp)
 	return taken.n == 0;
 }
 
+static void gen_lock_one(struct emitter *em, struct strbuf *o,
+			 const struct lock_walk *lw, int g);
+static void gen_lock_all(struct emitter *em, struct strbuf *o,
+			 const struct lock_walk *lw, const struct vec *taken);
+static void gen_unlock_all(struct emitter *em, struct strbuf *o,
+			   const struct derived_probe *dp,
+			   const struct lock_walk *lw, const struct vec *taken);
+
 static void gen_locks(struct emitter *em, struct derived_probe *dp)
 {
-	struct session *s = em->s;
 	struct lock_walk lw;
 	struct strbuf *o = &em->decls;
 	struct vec taken = { 0 };
-	int i;
 
 	if (em->lockfree[dp->index])
 		return;
 	probe_globals(em, dp, &lw, &taken);
 	sb_printf(o, "static bool stp_probe_%d_lock(void)\n{\n", dp->index);
-	for (i = 0; i < taken.n; i++) {
-		int g = (int)(intptr_t)taken.items[i];
+	if (taken.n == 1)
+		gen_lock_one(em, o, &lw, (int)(intptr_t)taken.items[0]);
+	else
+		gen_lock_all(em, o, &lw, &taken);
+	gen_unlock_all(em, o, dp, &lw, &taken);
+}
+
+/* One lock: nothing to release when it is not had. */
+static void gen_lock_one(struct emitter *em, struct strbuf *o,
+			 const struct lock_walk *lw, int g)
+{
+	sb_printf(o, "\treturn _stp_%s_trylock(&%s_lock);\n}\n\n",
+		  lw->write[g] ? "write" : "read",
+		  (const char *)((struct vardecl *)
+				 em->s->globals.items[g])->priv);
+}
+
+/* Several: taken in order, those had let go again when one is not. */
+static void gen_lock_all(struct emitter *em, struct strbuf *o,
+			 const struct lock_walk *lw, const struct vec *taken)
+{
+	struct session *s = em->s;
+	int i;
+
+	for (i = 0; i < taken->n; i++) {
+		int g = (int)(intptr_t)taken->items[i];
 		const char *name = ((struct vardecl *)s->globals.items[g])->priv;
 
 		sb_printf(o, "\tif (!_stp_%s_trylock(&%s_lock))\n"
-			  "\t\tgoto fail_%d;\n", lw.write[g] ? "write" : "read",
+			  "\t\tgoto fail_%d;\n", lw->write[g] ? "write" : "read",
 			  name, i);
 	}
 	sb_puts(o, "\treturn true;\n");
 	/* fail_k: lock k could not be had; release the ones before it */
-	for (i = taken.n - 1; i >= 0; i--) {
+	for (i = taken->n - 1; i >= 0; i--) {
 		sb_printf(o, "fail_%d:\n", i);
 		if (i > 0) {
-			int g = (int)(intptr_t)taken.items[i - 1];
+			int g = (int)(intptr_t)taken->items[i - 1];
 
 			sb_printf(o, "\t_stp_%s_unlock(&%s_lock);\n",
-				  lw.write[g] ? "write" : "read",
+				  lw->write[g] ? "write" : "read",
 				  (const char *)((struct vardecl *)
 						 s->globals.items[g])->priv);
 		}
 	}
 	/* the skip is counted against the lock (stp_probe.c) */
-	if (taken.n)
+	if (taken->n)
 		sb_puts(o, "\treturn false;\n");
 	sb_puts(o, "}\n\n");
+}
+
+static void gen_unlock_all(struct emitter *em, struct strbuf *o,
+			   const struct derived_probe *dp,
+			   const struct lock_walk *lw, const struct vec *taken)
+{
+	struct session *s = em->s;
+	int i;
+
 	sb_printf(o, "static void stp_probe_%d_unlock(void)\n{\n", dp->index);
-	for (i = taken.n - 1; i >= 0; i--) {
-		int g = (int)(intptr_t)taken.items[i];
+	for (i = taken->n - 1; i >= 0; i--) {
+		int g = (int)(intptr_t)taken->items[i];
 
 		sb_printf(o, "\t_stp_%s_unlock(&%s_lock);\n",
-			  lw.write[g] ? "write" : "read",
+			  lw->write[g] ? "write" : "read",
 			  (const char *)((struct vardecl *)
 					 s->globals.items[g])->priv);
 	}
@@ -4008,7 +4047,7 @@ static void gen_locks(struct emitter *em, struct derived_probe *dp)
 	sb_printf(o, "static const struct stp_lockset stp_probe_%d_locks = {\n"
 		  "\t.lock = stp_probe_%d_lock,\n\t.unlock = stp_probe_%d_unlock,"
 		  "\n\t.n = %d,\n};\n\n", dp->index, dp->index, dp->index,
-		  taken.n);
+		  taken->n);
 }
 
 /* ------------------------------------------------------------------ */

@@ -93,11 +93,7 @@ static struct stp_probe stp_probes[1];
 
 static bool stp_probe_0_lock(void)
 {
-	if (!_stp_read_trylock(&g_cap_lock))
-		goto fail_0;
-	return true;
-fail_0:
-	return false;
+	return _stp_read_trylock(&g_cap_lock);
 }
 
 static void stp_probe_0_unlock(void)

@@ -66,11 +66,7 @@ static struct stp_probe stp_probes[2];
 
 static bool stp_probe_0_lock(void)
 {
-	if (!_stp_read_trylock(&g_value_lock))
-		goto fail_0;
-	return true;
-fail_0:
-	return false;
+	return _stp_read_trylock(&g_value_lock);
 }
 
 static void stp_probe_0_unlock(void)
@@ -86,11 +82,7 @@ static const struct stp_lockset stp_probe_0_locks = {
 
 static bool stp_probe_1_lock(void)
 {
-	if (!_stp_write_trylock(&g_value_lock))
-		goto fail_0;
-	return true;
-fail_0:
-	return false;
+	return _stp_write_trylock(&g_value_lock);
 }
 
 static void stp_probe_1_unlock(void)

@@ -723,11 +723,7 @@ static struct stp_probe stp_probes[3];
 
 static bool stp_probe_0_lock(void)
 {
-	if (!_stp_read_trylock(&g_calls_lock))
-		goto fail_0;
-	return true;
-fail_0:
-	return false;
+	return _stp_read_trylock(&g_calls_lock);
 }
 
 static void stp_probe_0_unlock(void)
@@ -743,11 +739,7 @@ static const struct stp_lockset stp_probe_0_locks = {
 
 static bool stp_probe_1_lock(void)
 {
-	if (!_stp_read_trylock(&g_fails_lock))
-		goto fail_0;
-	return true;
-fail_0:
-	return false;
+	return _stp_read_trylock(&g_fails_lock);
 }
 
 static void stp_probe_1_unlock(void)

@@ -86,11 +86,7 @@ static struct stp_probe stp_probes[3];
 
 static bool stp_probe_0_lock(void)
 {
-	if (!_stp_read_trylock(&g_n_lock))
-		goto fail_0;
-	return true;
-fail_0:
-	return false;
+	return _stp_read_trylock(&g_n_lock);
 }
 
 static void stp_probe_0_unlock(void)
@@ -120,11 +116,7 @@ static enum hrtimer_restart stp_timer_0_fn(struct hrtimer *h)
 
 static bool stp_probe_1_lock(void)
 {
-	if (!_stp_read_trylock(&g_n_lock))
-		goto fail_0;
-	return true;
-fail_0:
-	return false;
+	return _stp_read_trylock(&g_n_lock);
 }
 
 static void stp_probe_1_unlock(void)
@@ -154,11 +146,7 @@ static enum hrtimer_restart stp_timer_1_fn(struct hrtimer *h)
 
 static bool stp_probe_2_lock(void)
 {
-	if (!_stp_write_trylock(&g_n_lock))
-		goto fail_0;
-	return true;
-fail_0:
-	return false;
+	return _stp_write_trylock(&g_n_lock);
 }
 
 static void stp_probe_2_unlock(void)
