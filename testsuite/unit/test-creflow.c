@@ -235,6 +235,17 @@ static void test_wrapping(void)
 	free(r);
 }
 
+static void test_reflow_line(void)
+{
+	struct strbuf out;
+
+	sb_init(&out);
+	c_reflow_line("\t{ int64_t __v = 1; f(__v); }", &out);
+	tap_str_eq(out.buf, "\t{\n\t\tint64_t __v = 1;\n\t\tf(__v);\n\t}\n",
+		   "c_reflow_line breaks a short block too");
+	sb_free(&out);
+}
+
 int main(void)
 {
 	test_unchanged();
@@ -242,5 +253,6 @@ int main(void)
 	test_literals_and_loops();
 	test_braceless_if();
 	test_wrapping();
+	test_reflow_line();
 	return tap_done();
 }
