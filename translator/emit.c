@@ -4366,7 +4366,7 @@ static void gen_final_json(struct emitter *em, struct strbuf *o)
 
 	sb_puts(o, "/* Globals the script wrote but never read, as JSON. */\n"
 		"static void stp_final_print(struct context *c)\n{\n"
-		"\t(void)c;\n\t_stp_print_kind(STP_JSON_OBJECTS);\n");
+		"\t_stp_print_kind(STP_JSON_OBJECTS);\n");
 	for (i = 0; i < s->globals.n; i++) {
 		const struct vardecl *v = s->globals.items[i];
 
