@@ -2407,6 +2407,16 @@ static bool gen_scalar_stmt(struct emitter *em, struct strbuf *o,
 		sb_puts(o, ");");
 		return true;
 	}
+	if (lv->type == TY_STRING && !strcmp(e->op, ".=") &&
+	    (v->kind == EX_STR || (v->kind == EX_SYM && v->var &&
+				   !is_array(v->var)))) {
+		/* joined in a temporary, copied back */
+		sb_printf(o, "_stp_strcpy(%s, _stp_strcat(%s, %s, ", x,
+			  new_tmp(em), x);
+		gen_expr(em, o, v);
+		sb_puts(o, "));");
+		return true;
+	}
 	if (lv->type != TY_LONG || e->type != TY_LONG)
 		return false;
 	r = plain_text(em, v);

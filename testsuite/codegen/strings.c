@@ -304,11 +304,7 @@ static inline void stp_probe_0(struct context *c)
 		const char *__y = l->l_s;
 		(int64_t)(strcmp(__x, __y) < 0);
 	})) {
-		(void)({
-			const char *__v = _stp_strcat(l->__tmp[0], l->l_t, "!");
-			_stp_strcpy(l->l_t, __v);
-			__v;
-		});
+		_stp_strcpy(l->l_t, _stp_strcat(l->__tmp[0], l->l_t, "!"));
 		c->actionremaining -= 1;
 		if (unlikely(c->actionremaining < 0)) {
 			_stp_error_at(c, "MAXACTION exceeded",
