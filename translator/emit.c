@@ -531,6 +531,30 @@ static bool small_num(const struct expr *e)
 	       e->num <= 2147483647;
 }
 
+static const char *plain_text(struct emitter *em, const struct expr *e);
+static const char *plain_u64(struct emitter *em, const struct expr *e);
+
+/* A shift count, modulo 64 as x86 and the established tool take it. */
+static const char *shift_count(struct emitter *em, const struct expr *n)
+{
+	if (n->kind == EX_NUM)
+		return arena_printf(em->s->arena, "%d", (int)(n->num & 63));
+	return arena_printf(em->s->arena, "(%s & 63)", plain_u64(em, n));
+}
+
+/* a >> n of plain operands, as an int64_t: of the signed value, so
+ * arithmetic.
+ */
+static const char *shift_right(struct emitter *em, const struct expr *e)
+{
+	const char *x = small_num(e->a) ?
+		arena_printf(em->s->arena, "%" PRId64, e->a->num) :
+		plain_u64(em, e->a);
+
+	return arena_printf(em->s->arena, "((int64_t)%s >> %s)", x,
+			    shift_count(em, e->b));
+}
+
 /* A plain e as a uint64_t (a small number as itself: it converts). */
 static const char *plain_u64(struct emitter *em, const struct expr *e)
 {
@@ -541,7 +565,7 @@ static const char *plain_u64(struct emitter *em, const struct expr *e)
 	case EX_NUM:
 		if (small_num(e))
 			return arena_printf(a, "%" PRId64, e->num);
-		return arena_printf(a, "(uint64_t)%" PRId64 "LL", e->num);
+		return arena_printf(a, "(uint64_t)%s", plain_text(em, e));
 	case EX_SYM:
 		return arena_printf(a, "(uint64_t)%s", var_cname(em, e->var));
 	case EX_TARGET:
@@ -549,26 +573,22 @@ static const char *plain_u64(struct emitter *em, const struct expr *e)
 				    target_simple_text(em, e));
 	case EX_UNARY:
 		x = plain_u64(em, e->a);
-		if (e->a->kind == EX_NUM)
+		if (small_num(e->a))
 			x = arena_printf(a, "(uint64_t)%s", x);
-		return arena_printf(a, "%s%s", e->op, x);
+		return arena_printf(a, "(%s%s)", e->op, x);
 	default:
 		break;
 	}
 	x = plain_u64(em, e->a);
 	y = plain_u64(em, e->b);
-	if (small_num(e->a) && small_num(e->b))
+	/* a shift has the type of its left operand, others convert */
+	if (small_num(e->a) && (small_num(e->b) || e->op[0] == '<' ||
+				e->op[0] == '>'))
 		x = arena_printf(a, "(uint64_t)%s", x);
-	if (!strcmp(e->op, "<<") || !strcmp(e->op, ">>")) {
-		/* the count modulo 64, as x86 and the established tool do */
-		y = e->b->kind == EX_NUM ?
-			arena_printf(a, "%d", (int)(e->b->num & 63)) :
-			arena_printf(a, "(%s & 63)", y);
-		if (e->op[0] == '<')
-			return arena_printf(a, "(%s << %s)", x, y);
-		/* >> of the signed value: arithmetic */
-		return arena_printf(a, "(uint64_t)((int64_t)%s >> %s)", x, y);
-	}
+	if (!strcmp(e->op, "<<"))
+		return arena_printf(a, "(%s << %s)", x, shift_count(em, e->b));
+	if (!strcmp(e->op, ">>"))
+		return arena_printf(a, "(uint64_t)%s", shift_right(em, e));
 	return arena_printf(a, "(%s %s %s)", x, e->op, y);
 }
 
@@ -593,6 +613,8 @@ static const char *plain_text(struct emitter *em, const struct expr *e)
 		return var_cname(em, e->var);
 	if (e->kind == EX_TARGET)
 		return target_simple_text(em, e);
+	if (e->kind == EX_BINARY && !strcmp(e->op, ">>"))
+		return shift_right(em, e);
 	return arena_printf(em->s->arena, "(int64_t)%s", plain_u64(em, e));
 }
 

@@ -90,7 +90,7 @@ static inline void stp_probe_0(struct context *c)
 	l->l_d = 0;
 	l->l_a = 7;
 	l->l_b =
-		(int64_t)(((((uint64_t)l->l_a * 3) - ((uint64_t)l->l_a << 2)) + (((uint64_t)l->l_a & 5) | 8)) ^ ~(uint64_t)l->l_a);
+		(int64_t)(((((uint64_t)l->l_a * 3) - ((uint64_t)l->l_a << 2)) + (((uint64_t)l->l_a & 5) | 8)) ^ (~(uint64_t)l->l_a));
 	l->l_c = ({
 		uint64_t __x = ({
 			int64_t __x = l->l_b;

@@ -1038,7 +1038,7 @@ static void stp_fn__dfd_str_1(struct context *c)
 		goto out;
 	}
 	_stp_strcpy(l->__retvalue,
-		    ((int64_t)(l->l_dfd == (int64_t)-(uint64_t)100) ? "AT_FDCWD" : ({
+		    ((int64_t)(l->l_dfd == (int64_t)(-(uint64_t)100)) ? "AT_FDCWD" : ({
 		int64_t __val0 = l->l_dfd;
 		_stp_snprintf(l->__tmp[0], MAXSTRINGLEN, "%d", __val0);
 		(const char *)l->__tmp[0];
