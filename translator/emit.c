@@ -33,6 +33,7 @@ struct body {
 	const char *err_label;
 	bool uses_out;
 	bool uses_locals;		/* reads or writes its frame, l */
+	bool maybe_locals;		/* ... its embedded C may not */
 	size_t locals_at;		/* where l is declared, when it is */
 	const struct stmt *tail;	/* a return that ends the function */
 	struct vec iterating;		/* stat arrays of enclosing foreach */
@@ -3169,15 +3170,39 @@ static void init_locals(struct emitter *em, const struct body *b)
 /* Declare the frame pointer l at the top of b's C function, once the
  * body is written and it is known whether anything uses it.
  */
-static void declare_locals(struct body *b, const char *decl)
+static void declare_locals(struct body *b, const char *type,
+			   const char *init)
 {
+	const char *p;
+	bool seen = false;
 	struct strbuf t;
 
-	if (!b->uses_locals)
+	/* what the body marks; and, should anything else read "l->" (the
+	 * text of embedded C, say), l is declared as maybe unused
+	 */
+	for (p = strstr(b->text.buf + b->locals_at, "l->"); p && !seen;
+	     p = strstr(p + 1, "l->")) {
+		const char *bol = p;
+
+		while (bol > b->text.buf && bol[-1] != '\n')
+			bol--;
+		/* the macros of embedded C name l: only their use counts */
+		seen = *bol != '#' &&
+		       !(p[-1] == '_' || (p[-1] >= '0' && p[-1] <= '9') ||
+			 (p[-1] >= 'a' && p[-1] <= 'z') ||
+			 (p[-1] >= 'A' && p[-1] <= 'Z'));
+	}
+	if (!b->uses_locals && !seen)
 		return;
 	sb_init(&t);
 	sb_putn(&t, b->text.buf, b->locals_at);
-	sb_puts(&t, decl);
+	sb_printf(&t, "\tstruct %s *l%s =", type,
+		  b->uses_locals && !b->maybe_locals ? "" : " __maybe_unused");
+	/* a line of its own for the initializer when it is too wide */
+	if (strlen(type) + strlen(init) + 22 > 80)
+		sb_printf(&t, "\n\t\t%s;\n", init);
+	else
+		sb_printf(&t, " %s;\n", init);
 	sb_puts(&t, b->text.buf + b->locals_at);
 	sb_free(&b->text);
 	b->text = t;
@@ -3248,9 +3273,11 @@ static void gen_function(struct emitter *em, struct func *f)
 	if (f->code) {
 		/* the macros below name the frame */
 		b->uses_locals = f->params.n || f->type == TY_STRING ||
-				 f->type == TY_LONG || f->unmangled ||
-				 strstr(f->code, "STAP_RET") ||
-				 strstr(f->code, "l->");
+				 f->type == TY_LONG || f->unmangled;
+		/* STAP_RETVALUE in a void function's code: maybe */
+		b->maybe_locals = !b->uses_locals &&
+				  strstr(f->code, "STAP_RET");
+		b->uses_locals |= b->maybe_locals;
 		/* embedded C: STAP_ARG_x, STAP_RETVALUE and friends */
 		for (i = 0; i < f->params.n; i++) {
 			const struct vardecl *p = f->params.items[i];
@@ -3286,6 +3313,7 @@ static void gen_function(struct emitter *em, struct func *f)
 				    global_macros_undef, em);
 	} else {
 		init_locals(em, b);
+		b->uses_locals |= f->type == TY_STRING || f->type == TY_LONG;
 		if (f->type == TY_STRING)
 			line(em, "l->__retvalue[0] = '\\0';");
 		else if (f->type == TY_LONG)
@@ -3300,9 +3328,8 @@ static void gen_function(struct emitter *em, struct func *f)
 	em->depth = 0;
 	line(em, "out: __maybe_unused;");
 	sb_puts(&b->text, "}\n\n");
-	declare_locals(b, arena_printf(em->s->arena,
-		       "\tstruct %s *l = &c->func_locals[c->nesting].fn_%s;\n",
-		       b->locals_type, id));
+	declare_locals(b, b->locals_type, arena_printf(em->s->arena,
+		       "&c->func_locals[c->nesting].fn_%s", id));
 }
 
 /* A .return probe's entry handler: evaluates the @entry expressions and
@@ -3368,9 +3395,8 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	em->depth = 1;
 	gen_unlock(em, dp);
 	sb_puts(&b->text, "}\n\n");
-	declare_locals(b, arena_printf(em->s->arena,
-		       "\tstruct %s *l = &c->probe_locals.p%d_entry;\n",
-		       b->locals_type, dp->index));
+	declare_locals(b, b->locals_type, arena_printf(em->s->arena,
+		       "&c->probe_locals.p%d_entry", dp->index));
 }
 
 /* ------------------------------------------------------------------ */
@@ -3536,9 +3562,8 @@ static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
 	b->locals_at = b->text.len;
 	init_locals(em, b);
 	gen_handler_run(em, dp);
-	declare_locals(b, arena_printf(em->s->arena,
-		       "\tstruct %s *l = &c->probe_locals.p%d;\n",
-		       b->locals_type, dp->index));
+	declare_locals(b, b->locals_type, arena_printf(em->s->arena,
+		       "&c->probe_locals.p%d", dp->index));
 	/* the lean copy: the same statements, no context and no MAXACTION
 	 * account
 	 */
