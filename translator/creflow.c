@@ -244,6 +244,9 @@ static void reflow_line(struct strbuf *out, const char *p, const char *end)
 			}
 			pop(&r);
 			put(&r, p, 1);
+			/* the block was the statement of a braceless if */
+			if (r.sp == r.extra_sp)
+				r.extra = 0;
 			p = skip_blanks(p + 1, end);
 			if (p < end && !strchr(");,", *p) &&
 			    !starts_word(p, end, "else") &&

@@ -175,6 +175,13 @@ static void test_braceless_if(void)
 		      "\t\twhile (y)\n\t\t\ty--;\n") != NULL,
 	       "so does the statement of a braceless for and while");
 	free(r);
+	r = reflow("\t({ for (n = f(); n; n = g(n)) if (m(n)) { k = 1; "
+		   "break; } k; });\n");
+	tap_str_eq(r, "\t({\n\t\tfor (n = f(); n; n = g(n))\n"
+		   "\t\t\tif (m(n)) {\n\t\t\t\tk = 1;\n"
+		   "\t\t\t\tbreak;\n\t\t\t}\n\t\tk;\n\t});\n",
+		   "a braceless for ends with the block of its if");
+	free(r);
 }
 
 static void test_wrapping(void)
