@@ -313,8 +313,9 @@ static int cut_line(struct seg *seg, const char *p, const char *end)
 			q = literal_end(q, end);
 			continue;
 		}
+		/* no break in or after a comment */
 		if (*q == '/' && q + 1 < end && (q[1] == '/' || q[1] == '*'))
-			break;		/* no break in or after a comment */
+			break;
 		if ((*q == '(' || *q == '{' || *q == '[') && sp < MAX_NEST) {
 			stack[sp][0] = n - 1;
 			stack[sp][1] = (int)(q - seg[n - 1].p);
@@ -478,8 +479,9 @@ void c_reflow(const char *in, struct strbuf *out)
 
 		continued = directive && end > p && end[-1] == '\\';
 		comment = ends_in_comment(p, end, comment);
-		if (directive || quoted || (advance(0, p, end) <= REFLOW_WIDTH &&
-					     !has_stmt_expr(p, end))) {
+		if (directive || quoted ||
+		    (advance(0, p, end) <= REFLOW_WIDTH &&
+		     !has_stmt_expr(p, end))) {
 			sb_putn(out, p, (size_t)(end - p));
 			if (nl)
 				sb_putc(out, '\n');

@@ -68,7 +68,7 @@ struct emitter {
 	struct strbuf lit_tables;	/* literals of shared handlers */
 	const char **lits_of;		/* per probe: its literal table */
 	bool *counter;			/* per global: a counter (below) */
-	bool *lockfree;			/* per probe: takes no global lock */
+	bool *lockfree;			/* per probe: takes no lock */
 };
 
 /* The probes of a family that is emitted all at once. */
@@ -4062,8 +4062,8 @@ static void gen_lock_all(struct emitter *em, struct strbuf *o,
 		const char *name = ((struct vardecl *)s->globals.items[g])->priv;
 
 		sb_printf(o, "\tif (!_stp_%s_trylock(&%s_lock))\n"
-			  "\t\tgoto fail_%d;\n", lw->write[g] ? "write" : "read",
-			  name, i);
+			  "\t\tgoto fail_%d;\n",
+			  lw->write[g] ? "write" : "read", name, i);
 	}
 	sb_puts(o, "\treturn true;\n");
 	/* fail_k: lock k could not be had; release the ones before it */
