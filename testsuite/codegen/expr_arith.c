@@ -23,6 +23,7 @@ struct stp_probe_0_locals {
 	int64_t l_b;
 	int64_t l_c;
 	int64_t l_d;
+	int64_t l_e;
 	char __unused;
 };
 
@@ -88,6 +89,7 @@ static inline void stp_probe_0(struct context *c)
 	l->l_b = 0;
 	l->l_c = 0;
 	l->l_d = 0;
+	l->l_e = 0;
 	l->l_a = 7;
 	l->l_b =
 		(int64_t)(((((uint64_t)l->l_a * 3) - ((uint64_t)l->l_a << 2)) + (((uint64_t)l->l_a & 5) | 8)) ^ (~(uint64_t)l->l_a));
@@ -97,7 +99,7 @@ static inline void stp_probe_0(struct context *c)
 			int64_t __y = l->l_a;
 			if (unlikely(__y == 0)) {
 				_stp_error_at(c, "division by 0",
-					      "operator '/' at expr_arith.stp:7:8");
+					      "operator '/' at expr_arith.stp:8:8");
 				goto out;
 			}
 			__y == -1 ? (int64_t)(0 - (uint64_t)__x) : __x / __y;
@@ -107,7 +109,7 @@ static inline void stp_probe_0(struct context *c)
 			int64_t __y = 3LL;
 			if (unlikely(__y == 0)) {
 				_stp_error_at(c, "division by 0",
-					      "operator '%' at expr_arith.stp:7:16");
+					      "operator '%' at expr_arith.stp:8:16");
 				goto out;
 			}
 			__y == -1 ? 0 : __x % __y;
@@ -116,9 +118,11 @@ static inline void stp_probe_0(struct context *c)
 	});
 	l->l_d =
 		((int64_t)(l->l_a > l->l_b) ? l->l_a : ((int64_t)(0 - (uint64_t)l->l_b)));
+	l->l_e =
+		(int64_t)(((((uint64_t)1 << ((uint64_t)l->l_a & 63)) + (uint64_t)((int64_t)(-(uint64_t)256) >> ((uint64_t)l->l_a & 63))) - (-(-(uint64_t)l->l_a))) + (uint64_t)9223372036854775807LL);
 	l->l_a = (int64_t)((uint64_t)l->l_a + 1);
 	l->l_c = (int64_t)((uint64_t)l->l_c + (uint64_t)l->l_d);
-	_stp_printf("%d %d %d %d\n", l->l_a, l->l_b, l->l_c, l->l_d);
+	_stp_printf("%d %d %d %d %d\n", l->l_a, l->l_b, l->l_c, l->l_d, l->l_e);
 	if (unlikely(c->nesting + 1 > MAXNESTING)) {
 		_stp_error_at(c, "MAXNESTING exceeded",
 			      "identifier 'exit' at logging.stp:60:10");
@@ -129,16 +133,16 @@ static inline void stp_probe_0(struct context *c)
 			      "identifier 'exit' at logging.stp:60:10");
 		goto out;
 	}
-	c->last_stmt = "identifier 'exit' at expr_arith.stp:12:2";
+	c->last_stmt = "identifier 'exit' at expr_arith.stp:14:2";
 	c->nesting++;
 	stp_fn_exit_0(c);
 	c->nesting--;
 	if (unlikely(c->last_error))
 		goto out;
-	c->actionremaining -= 8;
+	c->actionremaining -= 9;
 	if (unlikely(c->actionremaining < 0)) {
 		_stp_error_at(c, "MAXACTION exceeded",
-			      "operator '{' at expr_arith.stp:4:13");
+			      "operator '{' at expr_arith.stp:5:13");
 		goto out;
 	}
 out: __maybe_unused;
@@ -147,7 +151,7 @@ out: __maybe_unused;
 static struct stp_probe stp_probes[1] = {
 	[0] = {
 		.pp = "begin",
-		.location = "expr_arith.stp:4:1",
+		.location = "expr_arith.stp:5:1",
 		.index = 0,
 		.type = STP_PROBE_BEGIN,
 		.handler = stp_probe_0,
