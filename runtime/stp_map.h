@@ -40,6 +40,11 @@ struct stp_key {
 	const char *s;			/* a string key (NULL for long) */
 };
 
+/* The keys of one element, as generated code writes them:
+ * STP_KEYS({ .s = name }, { .n = 3 }).
+ */
+#define STP_KEYS(...) ((const struct stp_key[]){ __VA_ARGS__ })
+
 struct stp_map;				/* opaque */
 struct stp_map_node;			/* opaque */
 

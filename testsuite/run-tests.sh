@@ -1,7 +1,8 @@
 #!/bin/bash
 # run-tests.sh - the driver behind `make check`: runs every component
-# (host unit tests, staprun under valgrind, the golden suite, the fuzz
-# corpus), shows their TAP and ends with "N passed, N failed".
+# (host unit tests, staprun under valgrind, the golden suite, the -p3
+# goldens, the fuzz corpus), shows their TAP and ends with "N passed, N
+# failed".
 #
 # Inputs come from the environment (the Makefile sets them):
 #   TAPIR_SRCDIR TAPIR_BUILDDIR STAP STAPRUN  paths (absolute)
@@ -107,6 +108,14 @@ golden()
 	fi
 }
 
+# The -p3 goldens: the generated C of a script per construct and probe
+# family (testsuite/codegen/README.md).
+codegen()
+{
+	component codegen bash "$TAPIR_SRCDIR/testsuite/codegen/check.sh" \
+		"$STAP" "$TAPIR_SRCDIR"
+}
+
 # The fuzz target once over every script in the testsuite, no fuzzing:
 # a fast check that no known input crashes the front end under ASan.
 fuzz_corpus()
@@ -165,6 +174,7 @@ kernel_tests()
 
 unit_tests
 golden
+codegen
 fuzz_corpus
 # make distcheck checks the tarball: it builds and passes the host
 # tests; the kernel tests of the same sources run in the main make check

@@ -4,10 +4,18 @@
 
 #include "util.h"
 
-/* Appends in to out with every line wider than 100 columns (other than
- * preprocessor lines) broken at its blocks and statements and indented
- * with tabs.  Only whitespace between tokens changes.
+/* Appends in to out with every line that holds a statement expression
+ * or is wider than 80 columns (other than preprocessor lines and
+ * comments) broken at its blocks and statements and indented with
+ * tabs, and a line still wider broken after the commas of its calls.
+ * Only whitespace between tokens changes.
  */
 void c_reflow(const char *in, struct strbuf *out);
+
+/* Appends one line (no newline in it) to out broken at its blocks and
+ * statements whatever its width (c_reflow later breaks what is still
+ * too wide).
+ */
+void c_reflow_line(const char *line, struct strbuf *out);
 
 #endif

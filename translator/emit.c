@@ -32,6 +32,10 @@ struct body {
 	int label_seq;
 	const char *err_label;
 	bool uses_out;
+	bool uses_locals;		/* reads or writes its frame, l */
+	bool maybe_locals;		/* ... its embedded C may not */
+	size_t locals_at;		/* where l is declared, when it is */
+	const struct stmt *tail;	/* a return that ends the function */
 	struct vec iterating;		/* stat arrays of enclosing foreach */
 };
 
@@ -67,6 +71,7 @@ struct emitter {
 	struct strbuf lit_tables;	/* literals of shared handlers */
 	const char **lits_of;		/* per probe: its literal table */
 	bool *counter;			/* per global: a counter (below) */
+	bool *lockfree;			/* per probe: takes no lock */
 };
 
 /* The probes of a family that is emitted all at once. */
@@ -78,6 +83,9 @@ struct group {
 static void gen_expr(struct emitter *em, struct strbuf *o,
 		     const struct expr *e);
 static void gen_stmt(struct emitter *em, const struct stmt *st);
+static void gen_print_as(struct emitter *em, struct strbuf *o,
+			 const struct expr *e, bool value);
+static const char *tregs(const struct tref *r);
 static const char *gen_agg_of(struct emitter *em, struct strbuf *o,
 			      const struct expr *s);
 static bool gen_counter_add(struct emitter *em, const struct expr *e);
@@ -121,7 +129,9 @@ const char *emit_probe_ref(struct emitter *em, const struct derived_probe *dp)
 	return arena_printf(em->s->arena, "&stp_probes[%d]", dp->index);
 }
 
-/* A line of the current body at the current depth. */
+/* A line of the current body at the current depth; a preprocessor
+ * line starts in the first column.
+ */
 static void line(struct emitter *em, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -133,9 +143,40 @@ static void line(struct emitter *em, const char *fmt, ...)
 	va_start(ap, fmt);
 	text = arena_vprintf(em->s->arena, fmt, ap);
 	va_end(ap);
-	sb_indent(&em->b->text, em->depth);
+	if (text[0] != '#')
+		sb_indent(&em->b->text, em->depth);
 	sb_puts(&em->b->text, text);
 	sb_putc(&em->b->text, '\n');
+}
+
+/* How generated C names a source file: a tapset file by its path under
+ * the tapset directory (or the -I directory) it came from, so that the
+ * module does not depend on where the library is installed; the
+ * script as the user named it.
+ */
+static const char *src_name(struct emitter *em, const struct srcfile *f)
+{
+	const struct session *s = em->s;
+	const char *root;
+	size_t n;
+	int i;
+
+	if (!f)
+		return "?";
+	if (!f->is_tapset)
+		return f->name;
+	for (i = -1; i < s->opt.include_dirs.n; i++) {
+		root = i < 0 ? s->tapset_dir :
+			(const char *)vec_get(&s->opt.include_dirs, i);
+		if (!root)
+			continue;
+		n = strlen(root);
+		while (n > 1 && root[n - 1] == '/')
+			n--;
+		if (strncmp(f->name, root, n) == 0 && f->name[n] == '/')
+			return f->name + n + 1;
+	}
+	return f->name;
 }
 
 /* "WHAT at FILE:LINE:COL", the place a run-time error names. */
@@ -143,8 +184,7 @@ static const char *at_loc(struct emitter *em, const char *what,
 			  struct loc loc)
 {
 	return arena_printf(em->s->arena, "%s at %s:%d:%d", what,
-			    loc.file ? loc.file->name : "?", loc.line,
-			    loc.col);
+			    src_name(em, loc.file), loc.line, loc.col);
 }
 
 /* "identifier 'x' at file:line:col", as run-time errors quote it. */
@@ -186,6 +226,7 @@ static const char *new_tmp(struct emitter *em)
 
 	if (b->tmp_next > b->tmp_max)
 		b->tmp_max = b->tmp_next;
+	b->uses_locals = true;
 	return arena_printf(em->s->arena, "l->__tmp[%d]", n);
 }
 
@@ -210,6 +251,7 @@ static const char *var_cname(struct emitter *em, const struct vardecl *v)
 {
 	if (v->priv)
 		return v->priv;
+	em->b->uses_locals = true;
 	return arena_printf(em->s->arena, "l->l_%s", v->name);
 }
 
@@ -234,13 +276,13 @@ static void gen_num(struct strbuf *o, int64_t v)
 		sb_printf(o, "%" PRId64 "LL", v);
 }
 
-/* (struct stp_key[]){ { .n = k1 }, { .s = k2 } } with '*' as empty. */
+/* STP_KEYS({ .n = k1 }, { .s = k2 }) with '*' as empty. */
 static void gen_keys(struct emitter *em, struct strbuf *o,
 		     const struct vec *args)
 {
 	int i;
 
-	sb_puts(o, "((const struct stp_key[]){ ");
+	sb_puts(o, "STP_KEYS(");
 	for (i = 0; i < args->n; i++) {
 		const struct expr *k = args->items[i];
 
@@ -258,7 +300,7 @@ static void gen_keys(struct emitter *em, struct strbuf *o,
 			sb_puts(o, " }");
 		}
 	}
-	sb_puts(o, " })");
+	sb_puts(o, ")");
 }
 
 static void gen_wild(struct strbuf *o, const struct vec *args)
@@ -373,9 +415,11 @@ static void gen_stat_extract(struct emitter *em, struct strbuf *o,
 static void gen_pair(struct emitter *em, struct strbuf *o, const char *type,
 		     const struct expr *a, const struct expr *b)
 {
-	sb_printf(o, "({ %s __x = ", type);
+	const char *sp = type[strlen(type) - 1] == '*' ? "" : " ";
+
+	sb_printf(o, "({ %s%s__x = ", type, sp);
 	gen_expr(em, o, a);
-	sb_printf(o, "; %s __y = ", type);
+	sb_printf(o, "; %s%s__y = ", type, sp);
 	gen_expr(em, o, b);
 	sb_puts(o, "; ");
 }
@@ -398,6 +442,186 @@ static void gen_divmod(struct emitter *em, struct strbuf *o,
 		sb_puts(o, " } __y == -1 ? 0 : __x % __y; })");
 }
 
+/* A target value that is a register, $return, a tracepoint argument or
+ * a constant, read as it is and converted to the script's long by a
+ * cast: it reads no memory, so it cannot fail.
+ */
+static bool target_simple(const struct expr *e)
+{
+	const struct tref *r = e->kind == EX_TARGET ? e->tref : NULL;
+	unsigned int bits;
+
+	if (!r || r->nsteps || r->in_mem || e->addressof || e->pretty ||
+	    r->bit_off || r->bit_size || !r->final || e->type != TY_LONG)
+		return false;
+	switch (r->base) {
+	case TRB_REG:
+	case TRB_REGVAL:
+	case TRB_RETURN:
+	case TRB_TARG:
+	case TRB_CONSTV:
+		break;
+	default:
+		return false;
+	}
+	bits = r->final->size * 8;
+	return r->final->kind == KT_PTR || bits == 8 || bits == 16 ||
+	       bits == 32 || bits == 64;
+}
+
+static const char *target_simple_text(struct emitter *em,
+				      const struct expr *e)
+{
+	const struct tref *r = e->tref;
+	struct arena *a = em->s->arena;
+	const char *x = "0";
+	unsigned int bits = r->final->size * 8;
+
+	switch (r->base) {
+	case TRB_REG:
+		x = arena_printf(a, "%s->%s", tregs(r), r->reg);
+		break;
+	case TRB_REGVAL:
+		x = arena_printf(a, "(%s->%s + (%ldL))", tregs(r), r->reg,
+				 r->sp_off);
+		break;
+	case TRB_RETURN:
+		x = arena_printf(a, "regs_return_value(%s)", tregs(r));
+		break;
+	case TRB_TARG:
+		x = arena_printf(a, "c->targs[%d]", r->argno);
+		break;
+	case TRB_CONSTV:
+		x = arena_printf(a, "(u64)%" PRId64 "LL", r->value);
+		break;
+	default:
+		break;
+	}
+	if (r->final->kind == KT_PTR || bits >= 64)
+		return arena_printf(a, "(int64_t)%s", x);
+	return arena_printf(a, "(int64_t)(%c%u)%s",
+			    r->final->is_signed ? 's' : 'u', bits, x);
+}
+
+/* Operands that can neither fail nor change anything may be used in
+ * place, in any order: numbers, scalar variables, and the operators
+ * other than / and % on such operands.  Their arithmetic is written in
+ * uint64_t, where + - * wrap as the language says, and converted back
+ * once: the same bits as one statement expression per operator.
+ */
+static bool is_plain(const struct expr *e)
+{
+	switch (e->kind) {
+	case EX_NUM:
+		return true;
+	case EX_SYM:
+		return e->var && !is_array(e->var) && !is_stat_var(e->var) &&
+		       e->type == TY_LONG;
+	case EX_TARGET:
+		return target_simple(e);
+	case EX_UNARY:
+		return is_plain(e->a);
+	case EX_BINARY:
+		return strcmp(e->op, "/") && strcmp(e->op, "%") &&
+		       is_plain(e->a) && is_plain(e->b);
+	default:
+		return false;
+	}
+}
+
+static bool small_num(const struct expr *e)
+{
+	return e->kind == EX_NUM && e->num >= -2147483647 &&
+	       e->num <= 2147483647;
+}
+
+static const char *plain_text(struct emitter *em, const struct expr *e);
+static const char *plain_u64(struct emitter *em, const struct expr *e);
+
+/* A shift count, modulo 64 as x86 and the established tool take it. */
+static const char *shift_count(struct emitter *em, const struct expr *n)
+{
+	if (n->kind == EX_NUM)
+		return arena_printf(em->s->arena, "%d", (int)(n->num & 63));
+	return arena_printf(em->s->arena, "(%s & 63)", plain_u64(em, n));
+}
+
+/* a >> n of plain operands, as an int64_t: of the signed value, so
+ * arithmetic.
+ */
+static const char *shift_right(struct emitter *em, const struct expr *e)
+{
+	const char *x = small_num(e->a) ?
+		arena_printf(em->s->arena, "%" PRId64, e->a->num) :
+		plain_u64(em, e->a);
+
+	return arena_printf(em->s->arena, "((int64_t)%s >> %s)", x,
+			    shift_count(em, e->b));
+}
+
+/* A plain e as a uint64_t (a small number as itself: it converts). */
+static const char *plain_u64(struct emitter *em, const struct expr *e)
+{
+	struct arena *a = em->s->arena;
+	const char *x, *y;
+
+	switch (e->kind) {
+	case EX_NUM:
+		if (small_num(e))
+			return arena_printf(a, "%" PRId64, e->num);
+		return arena_printf(a, "(uint64_t)%s", plain_text(em, e));
+	case EX_SYM:
+		return arena_printf(a, "(uint64_t)%s", var_cname(em, e->var));
+	case EX_TARGET:
+		return arena_printf(a, "(uint64_t)%s",
+				    target_simple_text(em, e));
+	case EX_UNARY:
+		x = plain_u64(em, e->a);
+		if (small_num(e->a))
+			x = arena_printf(a, "(uint64_t)%s", x);
+		return arena_printf(a, "(%s%s)", e->op, x);
+	default:
+		break;
+	}
+	x = plain_u64(em, e->a);
+	y = plain_u64(em, e->b);
+	/* a shift has the type of its left operand, others convert */
+	if (small_num(e->a) && (small_num(e->b) || e->op[0] == '<' ||
+				e->op[0] == '>'))
+		x = arena_printf(a, "(uint64_t)%s", x);
+	if (!strcmp(e->op, "<<"))
+		return arena_printf(a, "(%s << %s)", x, shift_count(em, e->b));
+	if (!strcmp(e->op, ">>"))
+		return arena_printf(a, "(uint64_t)%s", shift_right(em, e));
+	return arena_printf(a, "(%s %s %s)", x, e->op, y);
+}
+
+/* A plain e as an int64_t. */
+static const char *plain_text(struct emitter *em, const struct expr *e)
+{
+	if (!is_plain(e))
+		return NULL;
+	if (e->kind == EX_NUM) {
+		struct strbuf o;
+		const char *r;
+
+		if (small_num(e))
+			return arena_printf(em->s->arena, "%" PRId64, e->num);
+		sb_init(&o);
+		gen_num(&o, e->num);
+		r = arena_strdup(em->s->arena, o.buf);
+		sb_free(&o);
+		return r;
+	}
+	if (e->kind == EX_SYM)
+		return var_cname(em, e->var);
+	if (e->kind == EX_TARGET)
+		return target_simple_text(em, e);
+	if (e->kind == EX_BINARY && !strcmp(e->op, ">>"))
+		return shift_right(em, e);
+	return arena_printf(em->s->arena, "(int64_t)%s", plain_u64(em, e));
+}
+
 /* a OP b for the arithmetic and bitwise operators; near is where a
  * division by zero is reported.  A shift count is taken modulo 64, as
  * x86 does and the established tool's generated code does (3 << 65 is
@@ -407,7 +631,12 @@ static void gen_binary_op(struct emitter *em, struct strbuf *o,
 			  const struct expr *e, const struct expr *near)
 {
 	const char *op = e->op;
+	const char *plain = plain_text(em, e);
 
+	if (plain) {
+		sb_puts(o, plain);
+		return;
+	}
 	if (!strcmp(op, "/") || !strcmp(op, "%")) {
 		gen_divmod(em, o, e, op, near);
 		return;
@@ -435,6 +664,13 @@ static void gen_binary(struct emitter *em, struct strbuf *o,
 static void gen_compare(struct emitter *em, struct strbuf *o,
 			const struct expr *e)
 {
+	const char *x = plain_text(em, e->a);
+	const char *y = x ? plain_text(em, e->b) : NULL;
+
+	if (y) {
+		sb_printf(o, "(int64_t)(%s %s %s)", x, e->op, y);
+		return;
+	}
 	if (e->a->type == TY_STRING) {
 		gen_pair(em, o, "const char *", e->a, e->b);
 		sb_printf(o, "(int64_t)(strcmp(__x, __y) %s 0); })", e->op);
@@ -589,7 +825,7 @@ static const char *gen_elem_keys(struct emitter *em, struct strbuf *o,
 	int i;
 
 	sb_init(&kv);
-	sb_puts(&kv, "((const struct stp_key[]){ ");
+	sb_puts(&kv, "STP_KEYS(");
 	for (i = 0; i < args->n; i++) {
 		const struct expr *k = args->items[i];
 		bool str = k->type == TY_STRING;
@@ -619,7 +855,7 @@ static const char *gen_elem_keys(struct emitter *em, struct strbuf *o,
 		sb_puts(o, "; ");
 		sb_printf(&kv, "__key%d }", i);
 	}
-	sb_puts(&kv, " })");
+	sb_puts(&kv, ")");
 	ret = arena_strdup(em->s->arena, kv.buf);
 	sb_free(&kv);
 	return ret;
@@ -998,14 +1234,14 @@ static void gen_in(struct emitter *em, struct strbuf *o, const struct expr *e)
 		sb_puts(o, "))");
 		return;
 	}
-	sb_printf(o, "({ struct stp_map_node *__n; int64_t __f = 0; "
+	sb_printf(o, "({ struct stp_map_node *__n; int64_t __found = 0; "
 		  "for (__n = _stp_map_first(%s); __n; "
 		  "__n = _stp_map_next(%s, __n)) if (_stp_map_node_match(%s, "
 		  "__n, ", m, m, m);
 	gen_keys(em, o, &e->args);
 	sb_puts(o, ", ");
 	gen_wild(o, &e->args);
-	sb_puts(o, ")) { __f = 1; break; } __f; })");
+	sb_puts(o, ")) { __found = 1; break; } __found; })");
 }
 
 /* The C name of f without its "stp_fn_" prefix: NAME_ARITY, and a
@@ -1020,38 +1256,51 @@ static const char *fn_id(struct emitter *em, const struct func *f)
 }
 
 /* One overload of a call: the arguments copied into f's frame, the
- * call, and its result kept in __r (a long) or res (a string temp).
+ * call, and its result kept in __ret (a long) or res (a string temp);
+ * value says whether the caller uses the result.  As a statement, the
+ * result may go straight to the variable dest.
  */
 static void gen_call_one(struct emitter *em, struct strbuf *o,
 			 const struct expr *e, const struct func *f,
-			 const char *res)
+			 const char *res, bool value, const char *dest,
+			 const char **args)
 {
 	const char *id = fn_id(em, f);
+	/* a borrowed string result (res NULL) is read from the slot by
+	 * the caller
+	 */
+	bool frame = e->args.n || dest ||
+		     (value && ((f->type == TY_STRING && res) ||
+				f->type == TY_LONG));
 	int i;
 
-	sb_printf(o, "{ struct stp_fn_%s_locals *__f = "
-		  "&c->func_locals[c->nesting + 1].fn_%s; ", id, id);
-	if (!e->args.n && f->type != TY_LONG &&
-	    (f->type != TY_STRING || !res))
-		sb_puts(o, "(void)__f; ");
+	if (frame)
+		sb_printf(o, "{ struct stp_fn_%s_locals *__callee = "
+			  "&c->func_locals[c->nesting + 1].fn_%s; ", id, id);
 	for (i = 0; i < e->args.n; i++) {
 		const struct vardecl *p = f->params.items[i];
 
 		if (p->type == TY_STRING)
-			sb_printf(o, "_stp_strcpy(__f->l_%s, __a%d); ",
-				  p->name, i);
+			sb_printf(o, "_stp_strcpy(__callee->l_%s, %s); ",
+				  p->name, args[i]);
 		else
-			sb_printf(o, "__f->l_%s = __a%d; ", p->name, i);
+			sb_printf(o, "__callee->l_%s = %s; ", p->name,
+				  args[i]);
 	}
 	sb_printf(o, "c->last_stmt = ");
 	sb_c_string(o, where(em, e));
 	sb_printf(o, "; c->nesting++; stp_fn_%s(c); c->nesting--; "
 		  "if (unlikely(c->last_error)) %s; ", id, fail_jump(em));
-	if (f->type == TY_STRING && res)
-		sb_printf(o, "_stp_strcpy(%s, __f->__retvalue); ", res);
-	else if (f->type == TY_LONG)
-		sb_puts(o, "__r = __f->__retvalue; ");
-	sb_puts(o, "} ");
+	if (dest && f->type == TY_STRING)
+		sb_printf(o, "_stp_strcpy(%s, __callee->__retvalue); ", dest);
+	else if (dest)
+		sb_printf(o, "%s = __callee->__retvalue; ", dest);
+	else if (value && f->type == TY_STRING && res)
+		sb_printf(o, "_stp_strcpy(%s, __callee->__retvalue); ", res);
+	else if (value && f->type == TY_LONG)
+		sb_puts(o, "__ret = __callee->__retvalue; ");
+	if (frame)
+		sb_puts(o, "} ");
 }
 
 /* Whether no call can pass MAXNESTING: no call chain recurses and the
@@ -1095,39 +1344,73 @@ static bool func_is_leaf(const struct func *f)
  * Overloads of the same arity run in priority order for as long as
  * each one ends with 'next'; when the last one does, the call fails.
  */
-static void gen_call(struct emitter *em, struct strbuf *o,
-		     const struct expr *e)
+static void gen_call_as(struct emitter *em, struct strbuf *o,
+		       const struct expr *e, bool value, const char *dest)
 {
 	const struct func *f = e->func, *g;
-	const char *res = NULL, *where;
-	/* the callee's slot is the value: nothing the caller evaluates
-	 * before it uses the value calls a function (gen_elem_keys)
-	 */
-	bool borrow = em->borrow && !f->next_overload;
+	const char *res = NULL, *where, **args;
+	bool in_place, borrow = em->borrow;
 	int i;
 
 	em->borrow = false;
 	if (!f) {
 		emit_error(em, e->loc, "unresolved function '%s'", e->name);
-		sb_puts(o, "0");
+		sb_puts(o, value ? "0" : ";");
 		return;
 	}
-	sb_puts(o, "({ ");
+	/* the callee's slot is the value: nothing the caller evaluates
+	 * before it uses the value calls a function (gen_elem_keys)
+	 */
+	borrow = borrow && value && !f->next_overload &&
+		 f->type == TY_STRING;
+	/* plain arguments (and literals, and string variables, which the
+	 * callee's frame cannot alias) are copied in place when one
+	 * function is called
+	 */
+	in_place = !f->next_overload;
+	args = arena_alloc(em->s->arena, sizeof(*args) *
+			   (size_t)(e->args.n + 1));
 	for (i = 0; i < e->args.n; i++) {
+		const struct expr *a = e->args.items[i];
+		struct strbuf t;
+
+		if (is_plain(a)) {
+			args[i] = plain_text(em, a);
+			continue;
+		}
+		if (a->kind != EX_STR && !(a->kind == EX_SYM && a->var &&
+		    !is_array(a->var) && a->type == TY_STRING)) {
+			in_place = false;
+			break;
+		}
+		sb_init(&t);
+		gen_expr(em, &t, a);
+		args[i] = arena_strdup(em->s->arena, t.buf);
+		sb_free(&t);
+	}
+	if (!in_place)
+		for (i = 0; i < e->args.n; i++)
+			args[i] = arena_printf(em->s->arena, "__arg%d", i);
+	/* as a statement, a block only for the arguments' declarations */
+	if (value)
+		sb_puts(o, "({ ");
+	else if (e->args.n && !in_place)
+		sb_puts(o, "{ ");
+	for (i = 0; i < e->args.n && !in_place; i++) {
 		const struct expr *a = e->args.items[i];
 
 		if (a->type == TY_STRING) {
-			sb_printf(o, "const char *__a%d = ", i);
+			sb_printf(o, "const char *__arg%d = ", i);
 		} else {
-			sb_printf(o, "int64_t __a%d = ", i);
+			sb_printf(o, "int64_t __arg%d = ", i);
 		}
 		gen_expr(em, o, a);
 		sb_puts(o, "; ");
 	}
-	if (f->type == TY_STRING && !borrow)
+	if (value && f->type == TY_STRING && !borrow)
 		res = new_tmp(em);
-	else if (f->type != TY_STRING)
-		sb_puts(o, "int64_t __r = 0; ");
+	else if (value && f->type == TY_LONG)
+		sb_puts(o, "int64_t __ret = 0; ");
 	/* reported at the function's name in its definition, as the
 	 * established tool checks the depth in the callee; the kernel
 	 * stack is checked too, whatever MAXNESTING allows (stp_nesting.h)
@@ -1146,10 +1429,10 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 		sb_c_string(o, where);
 		sb_printf(o, "); %s; } ", fail_jump(em));
 	}
-	gen_call_one(em, o, e, f, res);
+	gen_call_one(em, o, e, f, res, value, dest, args);
 	for (g = f->next_overload; g; g = g->next_overload) {
 		sb_puts(o, "if (c->next) { c->next = 0; ");
-		gen_call_one(em, o, e, g, res);
+		gen_call_one(em, o, e, g, res, value, dest, args);
 		sb_puts(o, "} ");
 	}
 	for (g = f; g && !g->has_next; g = g->next_overload)
@@ -1159,15 +1442,23 @@ static void gen_call(struct emitter *em, struct strbuf *o,
 		raise_at(em, o, "all functions exhausted", e);
 		sb_puts(o, " } ");
 	}
-	if (f->type == TY_STRING && borrow)
+	if (!value)
+		sb_puts(o, e->args.n && !in_place ? "}" : "");
+	else if (borrow)
 		sb_printf(o, "c->func_locals[c->nesting + 1].fn_%s.__retvalue; "
 			  "})", fn_id(em, f));
 	else if (f->type == TY_STRING)
 		sb_printf(o, "%s; })", res);
 	else if (f->type == TY_LONG)
-		sb_puts(o, "__r; })");
+		sb_puts(o, "__ret; })");
 	else
-		sb_puts(o, "(void)__r; (int64_t)0; })");
+		sb_puts(o, "(int64_t)0; })");
+}
+
+static void gen_call(struct emitter *em, struct strbuf *o,
+		     const struct expr *e)
+{
+	gen_call_as(em, o, e, true, NULL);
 }
 
 static bool print_is_ln(const char *n)
@@ -1244,8 +1535,8 @@ static void gen_format_vals(struct emitter *em, struct strbuf *o,
 	for (i = 0; i < e->args.n; i++) {
 		const struct expr *a = e->args.items[i];
 
-		sb_printf(o, "%s __p%d = ", a->type == TY_STRING ?
-			  "const char *" : "int64_t", i);
+		sb_printf(o, "%s__val%d = ", a->type == TY_STRING ?
+			  "const char *" : "int64_t ", i);
 		gen_expr(em, o, a);
 		sb_puts(o, "; ");
 	}
@@ -1258,7 +1549,7 @@ static void gen_format_args(struct emitter *em, struct strbuf *o,
 
 	(void)em;
 	for (i = 0; i < e->args.n; i++)
-		sb_printf(o, ", __p%d", i);
+		sb_printf(o, ", __val%d", i);
 }
 
 /* The print and sprint forms as one printf-style format: "%d" for a
@@ -1332,17 +1623,73 @@ static void gen_print_fault_check(struct emitter *em, struct strbuf *o,
 		  "\"kernel\", __fa); %s; } } ", fail_jump(em));
 }
 
+/* A value printf may take as it is: nothing to evaluate in order. */
+static bool print_arg_plain(const struct expr *a)
+{
+	if (a->kind == EX_STR || is_plain(a))
+		return true;
+	return a->kind == EX_SYM && a->var && !a->var->is_global &&
+	       a->type == TY_STRING;
+}
+
+/* print or printf as a statement: the call itself, its arguments in
+ * place when they are plain values, else evaluated in order first.
+ */
+static void gen_print_stmt(struct emitter *em, struct strbuf *o,
+			   const struct expr *e, const char *f)
+{
+	bool plain = true;
+	int i;
+
+	for (i = 0; i < e->args.n; i++)
+		plain &= print_arg_plain(e->args.items[i]);
+	if (!plain) {
+		sb_puts(o, "{ ");
+		gen_format_vals(em, o, e);
+	}
+	sb_printf(o, "_stp_printf(\"%s\"", f);
+	if (plain) {
+		for (i = 0; i < e->args.n; i++) {
+			const struct expr *a = e->args.items[i];
+
+			if (a->kind == EX_NUM) {
+				sb_printf(o, ", (int64_t)%s",
+					  plain_text(em, a));
+				continue;
+			}
+			sb_puts(o, ", ");
+			if (is_plain(a))
+				sb_puts(o, plain_text(em, a));
+			else
+				gen_expr(em, o, a);
+		}
+	} else {
+		gen_format_args(em, o, e);
+	}
+	sb_puts(o, "); ");
+	if (strstr(e->name, "printf") && format_reads_memory(em, f))
+		gen_print_fault_check(em, o, e);
+	if (!plain)
+		sb_puts(o, "}");
+}
+
 static void gen_print(struct emitter *em, struct strbuf *o,
 		      const struct expr *e)
+{
+	gen_print_as(em, o, e, true);
+}
+
+static void gen_print_as(struct emitter *em, struct strbuf *o,
+			 const struct expr *e, bool value)
 {
 	bool sform = e->name[0] == 's';
 	bool fmt = strstr(e->name, "printf") != NULL;
 	const char *f = fmt ? e->fmt : NULL;
 
 	if (!fmt && !sform && has_hist_arg(e)) {
-		sb_puts(o, "({ ");
+		sb_puts(o, value ? "({ " : "");
 		gen_print_values(em, o, e);
-		sb_puts(o, "(int64_t)0; })");
+		sb_puts(o, value ? "(int64_t)0; })" : "");
 		return;
 	}
 	if (!fmt) {
@@ -1353,6 +1700,10 @@ static void gen_print(struct emitter *em, struct strbuf *o,
 			return;
 		}
 		f = values_format(em, e);
+	}
+	if (!sform && !value) {
+		gen_print_stmt(em, o, e, f);
+		return;
 	}
 	if (!sform) {
 		sb_puts(o, "({ ");
@@ -1558,6 +1909,50 @@ static void gen_pretty(struct emitter *em, struct strbuf *o,
 /* Open a block with a fresh pair of target temporaries, an address that
  * starts at init and a value; *a and *v name them.
  */
+/* Whether text mentions the identifier name (not as part of another). */
+static bool mentions(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = strstr(text, name); p; p = strstr(p + 1, name)) {
+		char next = p[n];
+
+		if (!(next == '_' || (next >= '0' && next <= '9') ||
+		      (next >= 'a' && next <= 'z') ||
+		      (next >= 'A' && next <= 'Z')))
+			return true;
+	}
+	return false;
+}
+
+/* Once the block that tvar_open opened at o[at] is written: declare
+ * only the temporaries it uses, without the casts that kept the
+ * others quiet.
+ */
+static void tvar_trim(struct emitter *em, struct strbuf *o, size_t at,
+		      const char *a, const char *v)
+{
+	const char *decl = arena_printf(em->s->arena,
+					"{ unsigned long %s = 0; u64 %s = 0; "
+					"(void)%s; (void)%s; ", a, v, a, v);
+	size_t n = strlen(decl);
+	struct strbuf t;
+
+	if (o->len < at + n || strncmp(o->buf + at, decl, n))
+		return;
+	sb_init(&t);
+	sb_putn(&t, o->buf, at);
+	sb_puts(&t, "{ ");
+	if (mentions(o->buf + at + n, a))
+		sb_printf(&t, "unsigned long %s = 0; ", a);
+	if (mentions(o->buf + at + n, v))
+		sb_printf(&t, "u64 %s = 0; ", v);
+	sb_puts(&t, o->buf + at + n);
+	sb_free(o);
+	*o = t;
+}
+
 static void tvar_open(struct emitter *em, struct strbuf *o, const char *init,
 		      const char **a, const char **v)
 {
@@ -1749,6 +2144,7 @@ static void gen_target_reads(struct emitter *em, struct strbuf *o,
 	const struct tref *r = e->tref;
 	const char *at = where(em, e);
 	const char *a, *v;
+	size_t start;
 
 	if (r->base == TRB_STRING) {
 		sb_puts(o, "((const char *)");
@@ -1762,7 +2158,12 @@ static void gen_target_reads(struct emitter *em, struct strbuf *o,
 			  "_stp_procfs_value(c)))", new_tmp(em));
 		return;
 	}
+	if (target_simple(e)) {
+		sb_puts(o, target_simple_text(em, e));
+		return;
+	}
 	sb_putc(o, '(');
+	start = o->len;
 	tvar_open(em, o, "0", &a, &v);
 	if (r->base == TRB_LIST || e->pretty) {
 		const char *buf = new_tmp(em);
@@ -1787,6 +2188,7 @@ static void gen_target_reads(struct emitter *em, struct strbuf *o,
 		gen_tload(em, o, r->final, r->in_mem, r->bit_off, r->bit_size,
 			  a, v, at);
 	sb_printf(o, "(int64_t)%s; })", v);
+	tvar_trim(em, o, start, a, v);
 }
 
 /* User-space targets (uprobes) read with _stp_uread, kernel ones with
@@ -2051,6 +2453,118 @@ static void gen_expr(struct emitter *em, struct strbuf *o,
 /* ------------------------------------------------------------------ */
 /* Statements                                                         */
 
+/* x = v, x op= v and x++ on a scalar variable, as a statement: the
+ * store itself when v is plain or a fresh string (else NULL, and the
+ * expression form is used).
+ */
+static bool gen_scalar_stmt(struct emitter *em, struct strbuf *o,
+			    const struct expr *e)
+{
+	const struct expr *lv = e->a, *v = e->b;
+	const char *x, *r;
+
+	if ((e->kind != EX_ASSIGN && e->kind != EX_INCDEC) ||
+	    lv->kind != EX_SYM || !lv->var || is_array(lv->var))
+		return false;
+	x = var_cname(em, lv->var);
+	if (is_stat_var(lv->var)) {
+		if (e->kind != EX_ASSIGN || strcmp(e->op, "<<<"))
+			return false;
+		r = plain_text(em, v);
+		sb_printf(o, "_stp_stat_add(%s, ", x);
+		if (r)
+			sb_puts(o, r);
+		else
+			gen_expr(em, o, v);
+		sb_puts(o, ");");
+		return true;
+	}
+	if (e->kind == EX_INCDEC) {
+		if (lv->type != TY_LONG)
+			return false;
+		sb_printf(o, "%s = (int64_t)((uint64_t)%s %c 1);", x, x,
+			  e->op[0]);
+		return true;
+	}
+	if (!strcmp(e->op, "=") && v->kind == EX_CALL && v->func &&
+	    !v->func->next_overload && !v->func->has_next &&
+	    v->type == lv->type &&
+	    (lv->type == TY_STRING || lv->type == TY_LONG)) {
+		/* the result stored from the callee's frame */
+		gen_call_as(em, o, v, false, x);
+		return true;
+	}
+	if (lv->type == TY_STRING && !strcmp(e->op, "=") &&
+	    (str_owned(v) || (v->kind == EX_PRINT && v->name[0] == 's') ||
+	     (v->kind == EX_SYM && v->var != lv->var))) {
+		/* a fresh string, or another variable: copied straight in */
+		sb_printf(o, "_stp_strcpy(%s, ", x);
+		gen_expr(em, o, v);
+		sb_puts(o, ");");
+		return true;
+	}
+	if (lv->type == TY_STRING && !strcmp(e->op, ".=") &&
+	    (v->kind == EX_STR || (v->kind == EX_SYM && v->var &&
+				   !is_array(v->var)))) {
+		/* joined in a temporary, copied back */
+		sb_printf(o, "_stp_strcpy(%s, _stp_strcat(%s, %s, ", x,
+			  new_tmp(em), x);
+		gen_expr(em, o, v);
+		sb_puts(o, "));");
+		return true;
+	}
+	if (lv->type != TY_LONG || e->type != TY_LONG)
+		return false;
+	r = plain_text(em, v);
+	if (!strcmp(e->op, "=")) {
+		sb_printf(o, "%s = ", x);
+		if (r)
+			sb_puts(o, r);
+		else
+			gen_expr(em, o, v);
+		sb_putc(o, ';');
+		return true;
+	}
+	if (!r || is_divide(e->op) || !strcmp(e->op, "<<<") ||
+	    strlen(e->op) < 2)
+		return false;
+	sb_printf(o, "%s = ", x);
+	gen_arith(o, (char[]){ e->op[0], e->op[1] == '=' ? 0 : e->op[1], 0 },
+		  x, r);
+	sb_putc(o, ';');
+	return true;
+}
+
+/* A statement at the current depth, a statement per line. */
+static void stmt_line(struct emitter *em, const char *text)
+{
+	struct strbuf t;
+
+	sb_init(&t);
+	sb_indent(&t, em->depth);
+	sb_puts(&t, text);
+	c_reflow_line(t.buf, &em->b->text);
+	sb_free(&t);
+}
+
+/* e evaluated for its effect, as an expression (a for header's). */
+static const char *effect_text(struct emitter *em, const struct expr *e)
+{
+	struct strbuf o;
+	const char *r;
+
+	sb_init(&o);
+	if (gen_scalar_stmt(em, &o, e)) {
+		o.buf[--o.len] = '\0';		/* the ';' */
+	} else {
+		sb_puts(&o, "(void)");
+		gen_expr(em, &o, e);
+	}
+	r = arena_strdup(em->s->arena, o.buf);
+	sb_free(&o);
+	return r;
+}
+
 static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 {
 	struct strbuf o;
@@ -2061,20 +2575,33 @@ static void gen_expr_stmt(struct emitter *em, const struct expr *e)
 	sb_init(&o);
 	if (is_elem_write(e)) {
 		gen_elem_write(em, &o, e, false);
+	} else if (e->kind == EX_CALL) {
+		/* a call for its effect: no value, no statement expression */
+		gen_call_as(em, &o, e, false, NULL);
+	} else if (e->kind == EX_PRINT && e->name[0] != 's') {
+		gen_print_as(em, &o, e, false);
+	} else if (gen_scalar_stmt(em, &o, e)) {
+		/* the store, nothing around it */
 	} else {
 		sb_puts(&o, "(void)");
 		gen_expr(em, &o, e);
 		sb_putc(&o, ';');
 	}
-	line(em, "%s", o.buf);
+	while (o.len && o.buf[o.len - 1] == ' ')
+		o.buf[--o.len] = '\0';
+	stmt_line(em, o.buf);
 	sb_free(&o);
 }
 
 static const char *cond_text(struct emitter *em, const struct expr *e)
 {
 	struct strbuf o;
-	const char *r;
+	const char *r, *x, *y;
 
+	/* a comparison of plain operands: no int64_t for a condition */
+	if (e->kind == EX_COMPARE && (x = plain_text(em, e->a)) &&
+	    (y = plain_text(em, e->b)))
+		return arena_printf(em->s->arena, "%s %s %s", x, e->op, y);
 	sb_init(&o);
 	gen_expr(em, &o, e);
 	r = arena_strdup(em->s->arena, o.buf);
@@ -2416,6 +2943,7 @@ static void gen_return(struct emitter *em, const struct stmt *st)
 		line(em, "%s", o.buf);
 		sb_free(&o);
 	} else if (st->expr) {
+		em->b->uses_locals = true;
 		sb_init(&o);
 		if (st->expr->type == TY_STRING) {
 			sb_puts(&o, "_stp_strcpy(l->__retvalue, ");
@@ -2429,7 +2957,9 @@ static void gen_return(struct emitter *em, const struct stmt *st)
 		line(em, "%s", o.buf);
 		sb_free(&o);
 	}
-	line(em, "goto out;");
+	/* the function's last statement falls through to out anyway */
+	if (st != em->b->tail)
+		line(em, "goto out;");
 }
 
 static void gen_stmt(struct emitter *em, const struct stmt *st)
@@ -2465,11 +2995,9 @@ static void gen_stmt(struct emitter *em, const struct stmt *st)
 		return;
 	case ST_FOR:
 		line(em, "for (%s; %s; %s) {",
-		     st->init ? arena_printf(em->s->arena, "(void)%s",
-					     cond_text(em, st->init)) : "",
+		     st->init ? effect_text(em, st->init) : "",
 		     st->expr ? cond_text(em, st->expr) : "",
-		     st->incr ? arena_printf(em->s->arena, "(void)%s",
-					     cond_text(em, st->incr)) : "");
+		     st->incr ? effect_text(em, st->incr) : "");
 		em->depth++;
 		em->actions++;		/* the iteration itself */
 		gen_block_body(em, st->body);
@@ -2704,11 +3232,53 @@ static void init_locals(struct emitter *em, const struct body *b)
 	for (i = 0; i < b->locals->n; i++) {
 		const struct vardecl *v = b->locals->items[i];
 
+		em->b->uses_locals = true;
 		if (v->type == TY_STRING)
 			line(em, "l->l_%s[0] = '\\0';", v->name);
 		else
 			line(em, "l->l_%s = 0;", v->name);
 	}
+}
+
+/* Declare the frame pointer l at the top of b's C function, once the
+ * body is written and it is known whether anything uses it.
+ */
+static void declare_locals(struct body *b, const char *type,
+			   const char *init)
+{
+	const char *p;
+	bool seen = false;
+	struct strbuf t;
+
+	/* what the body marks; and, should anything else read "l->" (the
+	 * text of embedded C, say), l is declared as maybe unused
+	 */
+	for (p = strstr(b->text.buf + b->locals_at, "l->"); p && !seen;
+	     p = strstr(p + 1, "l->")) {
+		const char *bol = p;
+
+		while (bol > b->text.buf && bol[-1] != '\n')
+			bol--;
+		/* the macros of embedded C name l: only their use counts */
+		seen = *bol != '#' &&
+		       !(p[-1] == '_' || (p[-1] >= '0' && p[-1] <= '9') ||
+			 (p[-1] >= 'a' && p[-1] <= 'z') ||
+			 (p[-1] >= 'A' && p[-1] <= 'Z'));
+	}
+	if (!b->uses_locals && !seen)
+		return;
+	sb_init(&t);
+	sb_putn(&t, b->text.buf, b->locals_at);
+	sb_printf(&t, "\tstruct %s *l%s =", type,
+		  b->uses_locals && !b->maybe_locals ? "" : " __maybe_unused");
+	/* a line of its own for the initializer when it is too wide */
+	if (strlen(type) + strlen(init) + 22 > 80)
+		sb_printf(&t, "\n\t\t%s;\n", init);
+	else
+		sb_printf(&t, " %s;\n", init);
+	sb_puts(&t, b->text.buf + b->locals_at);
+	sb_free(&b->text);
+	b->text = t;
 }
 
 static struct body *new_body(struct emitter *em, const char *cname,
@@ -2772,10 +3342,15 @@ static void gen_function(struct emitter *em, struct func *f)
 	em->b = b;
 	em->depth = 1;
 	sb_printf(&b->text, "static void %s(struct context *c)\n{\n", cn);
-	line(em, "struct %s *l = &c->func_locals[c->nesting].fn_%s;",
-	     b->locals_type, id);
-	line(em, "(void)l;");
+	b->locals_at = b->text.len;
 	if (f->code) {
+		/* the macros below name the frame */
+		b->uses_locals = f->params.n || f->type == TY_STRING ||
+				 f->type == TY_LONG || f->unmangled;
+		/* STAP_RETVALUE in a void function's code: maybe */
+		b->maybe_locals = !b->uses_locals &&
+				  strstr(f->code, "STAP_RET");
+		b->uses_locals |= b->maybe_locals;
 		/* embedded C: STAP_ARG_x, STAP_RETVALUE and friends */
 		for (i = 0; i < f->params.n; i++) {
 			const struct vardecl *p = f->params.items[i];
@@ -2799,7 +3374,6 @@ static void gen_function(struct emitter *em, struct func *f)
 		sb_putc(&b->text, '\n');
 		line(em, "}");
 		b->uses_out = true;
-		line(em, "goto out;");
 		for (i = 0; i < f->params.n; i++)
 			line(em, "#undef STAP_ARG_%s",
 			     ((struct vardecl *)f->params.items[i])->name);
@@ -2812,16 +3386,23 @@ static void gen_function(struct emitter *em, struct func *f)
 				    global_macros_undef, em);
 	} else {
 		init_locals(em, b);
+		b->uses_locals |= f->type == TY_STRING || f->type == TY_LONG;
 		if (f->type == TY_STRING)
 			line(em, "l->__retvalue[0] = '\\0';");
 		else if (f->type == TY_LONG)
 			line(em, "l->__retvalue = 0;");
+		b->tail = f->body;
+		if (f->body->kind == ST_BLOCK)
+			b->tail = f->body->stmts.n ?
+				f->body->stmts.items[f->body->stmts.n - 1] :
+				NULL;
 		gen_block_body(em, f->body);
 	}
 	em->depth = 0;
 	line(em, "out: __maybe_unused;");
-	line(em, "\t;");
 	sb_puts(&b->text, "}\n\n");
+	declare_locals(b, b->locals_type, arena_printf(em->s->arena,
+		       "&c->func_locals[c->nesting].fn_%s", id));
 }
 
 /* A .return probe's entry handler: evaluates the @entry expressions and
@@ -2829,6 +3410,7 @@ static void gen_function(struct emitter *em, struct func *f)
  * kretprobe instance, a uretprobe's frame).
  */
 static void gen_unlock(struct emitter *em, const struct derived_probe *dp);
+static void gen_lock(struct emitter *em, const struct derived_probe *dp);
 
 static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 {
@@ -2855,8 +3437,8 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 		  "\t.pp = ", dp->index);
 	sb_c_string(d, dp->name);
 	sb_puts(d, ",\n\t.location = ");
-	sb_c_string(d, arena_printf(em->s->arena, "%s:%d:%d", l->file ?
-				l->file->name : "?", l->line, l->col));
+	sb_c_string(d, arena_printf(em->s->arena, "%s:%d:%d",
+				src_name(em, l->file), l->line, l->col));
 	sb_printf(d, ",\n\t.index = %d,\n\t.type = %s,\n"
 		  "\t.handler = %s,\n};\n\n", dp->index,
 		  dp->prov && dp->prov->entry_type ? dp->prov->entry_type :
@@ -2865,14 +3447,10 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	em->depth = 1;
 	sb_printf(&b->text, "/* entry of probe %s */\nstatic void %s(struct "
 		  "context *c)\n{\n", dp->name, cn);
-	line(em, "struct %s *l = &c->probe_locals.p%d_entry;",
-	     b->locals_type, dp->index);
+	b->locals_at = b->text.len;
 	line(em, "struct stp_entry_%d *d = (void *)%s;", dp->index,
 	     entry_data(dp));
-	line(em, "(void)l;");
-	line(em, "if (!stp_probe_%d_lock())", dp->index);
-	line(em, "\treturn;");
-	line(em, "c->locks = &stp_probe_%d_locks;", dp->index);
+	gen_lock(em, dp);
 	for (i = 0; i < dp->entry_exprs.n; i++) {
 		const struct expr *e = dp->entry_exprs.items[i];
 		struct strbuf x;
@@ -2890,6 +3468,8 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	em->depth = 1;
 	gen_unlock(em, dp);
 	sb_puts(&b->text, "}\n\n");
+	declare_locals(b, b->locals_type, arena_printf(em->s->arena,
+		       "&c->probe_locals.p%d_entry", dp->index));
 }
 
 /* ------------------------------------------------------------------ */
@@ -2990,11 +3570,35 @@ bool emit_probe_lean(struct emitter *em, const struct derived_probe *dp)
 	return dp->lean;
 }
 
+/* The handler's globals, taken at its start (none, no code). */
+static bool lean_lock_free(struct emitter *em, struct derived_probe *dp);
+
+/* No lock to take: the handler touches no global, or this is the lean
+ * copy of one that only adds to a scalar counter.
+ */
+static bool no_locks(struct emitter *em, const struct derived_probe *dp)
+{
+	return em->lockfree[dp->index] ||
+	       (em->lean && lean_lock_free(em, (struct derived_probe *)dp));
+}
+
+static void gen_lock(struct emitter *em, const struct derived_probe *dp)
+{
+	if (no_locks(em, dp))
+		return;
+	line(em, "if (!stp_probe_%d_lock())", dp->index);
+	line(em, "\treturn;");
+	if (!em->lean)
+		line(em, "c->locks = &stp_probe_%d_locks;", dp->index);
+}
+
 /* The release at the handler's end: a handler whose locks a page fault
  * made it let go of and could not take back (stp_mem.c) holds none.
  */
 static void gen_unlock(struct emitter *em, const struct derived_probe *dp)
 {
+	if (no_locks(em, dp))
+		return;
 	if (em->lean)
 		line(em, "stp_probe_%d_unlock();", dp->index);
 	else
@@ -3005,26 +3609,22 @@ static void gen_unlock(struct emitter *em, const struct derived_probe *dp)
 /* The handler's statements between its condition, the locks and the
  * exit label, for both copies.
  */
-static bool lean_lock_free(struct emitter *em, struct derived_probe *dp);
-
 static void gen_handler_run(struct emitter *em, struct derived_probe *dp)
 {
-	bool locks = !em->lean || !lean_lock_free(em, dp);
+	const struct stmt *body = dp->body;
 
 	if (dp->cond)
 		line(em, "if (!(%s))\n\t\treturn;", cond_text(em, dp->cond));
-	if (locks) {
-		line(em, "if (!stp_probe_%d_lock())", dp->index);
-		line(em, "\treturn;");
-	}
-	if (!em->lean)
-		line(em, "c->locks = &stp_probe_%d_locks;", dp->index);
-	gen_block_body(em, dp->body);
+	gen_lock(em, dp);
+	/* the probe's one block is the function's: no braces of its own */
+	if (body->kind == ST_BLOCK && body->stmts.n == 1 &&
+	    ((const struct stmt *)body->stmts.items[0])->kind == ST_BLOCK)
+		body = body->stmts.items[0];
+	gen_block_body(em, body);
 	em->depth = 0;
 	line(em, "out: __maybe_unused;");
 	em->depth = 1;
-	if (locks)
-		gen_unlock(em, dp);
+	gen_unlock(em, dp);
 	sb_puts(&em->b->text, "}\n\n");
 }
 
@@ -3043,11 +3643,11 @@ static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
 	 */
 	sb_printf(&b->text, "/* probe %s */\nstatic inline void %s(struct context "
 		  "*c)\n{\n", dp->name, cn);
-	line(em, "struct %s *l = &c->probe_locals.p%d;", b->locals_type,
-	     dp->index);
-	line(em, "(void)l;");
+	b->locals_at = b->text.len;
 	init_locals(em, b);
 	gen_handler_run(em, dp);
+	declare_locals(b, b->locals_type, arena_printf(em->s->arena,
+		       "&c->probe_locals.p%d", dp->index));
 	/* the lean copy: the same statements, no context and no MAXACTION
 	 * account
 	 */
@@ -3197,6 +3797,7 @@ static bool gen_counter_add(struct emitter *em, const struct expr *e)
 	const struct expr *lv = e->a;
 	const char *keys, *r;
 	struct strbuf o;
+	bool block;
 
 	if (!v || !is_counter(em, v))
 		return false;
@@ -3211,16 +3812,23 @@ static bool gen_counter_add(struct emitter *em, const struct expr *e)
 		r = gen_rhs(em, &o, e->b, false, true);
 	if (e->kind == EX_ASSIGN && e->op[0] == '-')
 		r = negated(em, r, e->b);
+	/* a block only for what the keys and the value declared */
+	block = o.len > 2;
+	if (!block) {
+		o.len = 0;
+		o.buf[0] = '\0';
+	}
 	if (!keys) {
-		sb_printf(&o, "_stp_counter_add(&%s, %s); }",
+		sb_printf(&o, "_stp_counter_add(&%s, %s);",
 			  var_cname(em, lv->var), r);
 	} else {
 		sb_printf(&o, "if (unlikely(_stp_map_add_count(%s, %s, %s",
 			  map_of(em, lv->a), keys, r);
 		gen_overflow_check(em, &o, lv);
-		sb_putc(&o, '}');
 	}
-	line(em, "%s", o.buf);
+	if (block)
+		sb_puts(&o, " }");
+	stmt_line(em, o.buf);
 	sb_free(&o);
 	return true;
 }
@@ -3570,52 +4178,117 @@ static bool lean_lock_free(struct emitter *em, struct derived_probe *dp)
 	return g >= 0;
 }
 
-static void gen_locks(struct emitter *em, struct derived_probe *dp)
+/* The globals dp's handler reads or writes (through the functions it
+ * calls too) into lw, their indexes into taken.
+ */
+static void probe_globals(struct emitter *em, struct derived_probe *dp,
+			  struct lock_walk *lw_out, struct vec *taken)
 {
 	struct session *s = em->s;
 	struct lock_walk lw;
-	struct strbuf *o = &em->decls;
-	struct vec taken = { 0 };
 	int i, n = s->globals.n;
 
 	lock_walk_probe(em, dp, &lw);
 	for (i = 0; i < n; i++)
 		if (lw.write[i] || lw.read[i])
-			vec_push(s->arena, &taken, (void *)(intptr_t)i);
+			vec_push(s->arena, taken, (void *)(intptr_t)i);
+	*lw_out = lw;
+}
+
+/* Whether dp's handler touches no global: it then has no lock code. */
+static bool probe_lockfree(struct emitter *em, struct derived_probe *dp)
+{
+	struct lock_walk lw;
+	struct vec taken = { 0 };
+
+	probe_globals(em, dp, &lw, &taken);
+	return taken.n == 0;
+}
+
+static void gen_lock_one(struct emitter *em, struct strbuf *o,
+			 const struct lock_walk *lw, int g);
+static void gen_lock_all(struct emitter *em, struct strbuf *o,
+			 const struct lock_walk *lw, const struct vec *taken);
+static void gen_unlock_all(struct emitter *em, struct strbuf *o,
+			   const struct derived_probe *dp,
+			   const struct lock_walk *lw, const struct vec *taken);
+
+static void gen_locks(struct emitter *em, struct derived_probe *dp)
+{
+	struct lock_walk lw;
+	struct strbuf *o = &em->decls;
+	struct vec taken = { 0 };
+
+	if (em->lockfree[dp->index])
+		return;
+	probe_globals(em, dp, &lw, &taken);
 	/* inline in the callback; the lockset keeps an out-of-line copy */
 	sb_printf(o, "static __always_inline bool stp_probe_%d_lock(void)\n"
 		  "{\n", dp->index);
-	for (i = 0; i < taken.n; i++) {
-		int g = (int)(intptr_t)taken.items[i];
+	if (taken.n == 1)
+		gen_lock_one(em, o, &lw, (int)(intptr_t)taken.items[0]);
+	else
+		gen_lock_all(em, o, &lw, &taken);
+	gen_unlock_all(em, o, dp, &lw, &taken);
+}
+
+/* One lock: nothing to release when it is not had. */
+static void gen_lock_one(struct emitter *em, struct strbuf *o,
+			 const struct lock_walk *lw, int g)
+{
+	sb_printf(o, "\treturn _stp_%s_trylock(&%s_lock);\n}\n\n",
+		  lw->write[g] ? "write" : "read",
+		  (const char *)((struct vardecl *)
+				 em->s->globals.items[g])->priv);
+}
+
+/* Several: taken in order, those had let go again when one is not. */
+static void gen_lock_all(struct emitter *em, struct strbuf *o,
+			 const struct lock_walk *lw, const struct vec *taken)
+{
+	struct session *s = em->s;
+	int i;
+
+	for (i = 0; i < taken->n; i++) {
+		int g = (int)(intptr_t)taken->items[i];
 		const char *name = ((struct vardecl *)s->globals.items[g])->priv;
 
 		sb_printf(o, "\tif (!_stp_%s_trylock(&%s_lock))\n"
-			  "\t\tgoto fail_%d;\n", lw.write[g] ? "write" : "read",
-			  name, i);
+			  "\t\tgoto fail_%d;\n",
+			  lw->write[g] ? "write" : "read", name, i);
 	}
 	sb_puts(o, "\treturn true;\n");
 	/* fail_k: lock k could not be had; release the ones before it */
-	for (i = taken.n - 1; i >= 0; i--) {
+	for (i = taken->n - 1; i >= 0; i--) {
 		sb_printf(o, "fail_%d:\n", i);
 		if (i > 0) {
-			int g = (int)(intptr_t)taken.items[i - 1];
+			int g = (int)(intptr_t)taken->items[i - 1];
 
 			sb_printf(o, "\t_stp_%s_unlock(&%s_lock);\n",
-				  lw.write[g] ? "write" : "read",
+				  lw->write[g] ? "write" : "read",
 				  (const char *)((struct vardecl *)
 						 s->globals.items[g])->priv);
 		}
 	}
 	/* the skip is counted against the lock (stp_probe.c) */
-	if (taken.n)
+	if (taken->n)
 		sb_puts(o, "\treturn false;\n");
 	sb_puts(o, "}\n\n");
+}
+
+static void gen_unlock_all(struct emitter *em, struct strbuf *o,
+			   const struct derived_probe *dp,
+			   const struct lock_walk *lw, const struct vec *taken)
+{
+	struct session *s = em->s;
+	int i;
+
 	sb_printf(o, "static void stp_probe_%d_unlock(void)\n{\n", dp->index);
-	for (i = taken.n - 1; i >= 0; i--) {
-		int g = (int)(intptr_t)taken.items[i];
+	for (i = taken->n - 1; i >= 0; i--) {
+		int g = (int)(intptr_t)taken->items[i];
 
 		sb_printf(o, "\t_stp_%s_unlock(&%s_lock);\n",
-			  lw.write[g] ? "write" : "read",
+			  lw->write[g] ? "write" : "read",
 			  (const char *)((struct vardecl *)
 					 s->globals.items[g])->priv);
 	}
@@ -3623,7 +4296,7 @@ static void gen_locks(struct emitter *em, struct derived_probe *dp)
 	sb_printf(o, "static const struct stp_lockset stp_probe_%d_locks = {\n"
 		  "\t.lock = stp_probe_%d_lock,\n\t.unlock = stp_probe_%d_unlock,"
 		  "\n\t.n = %d,\n};\n\n", dp->index, dp->index, dp->index,
-		  taken.n);
+		  taken->n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -3732,13 +4405,15 @@ static void sort_by_sequence(struct vec *v)
 }
 
 static void run_list(struct strbuf *o, const struct vec *v,
-		     const char *state)
+		     const char *state, int depth)
 {
 	int i;
 
-	for (i = 0; i < v->n; i++)
-		sb_printf(o, "\t_stp_probe_run(&stp_probes[%d], NULL, %s);\n",
+	for (i = 0; i < v->n; i++) {
+		sb_indent(o, depth);
+		sb_printf(o, "_stp_probe_run(&stp_probes[%d], NULL, %s);\n",
 			  ((struct derived_probe *)v->items[i])->index, state);
+	}
 }
 
 static const char *probe_type_of(const struct derived_probe *dp)
@@ -3958,7 +4633,7 @@ static void gen_final_json(struct emitter *em, struct strbuf *o)
 
 	sb_puts(o, "/* Globals the script wrote but never read, as JSON. */\n"
 		"static void stp_final_print(struct context *c)\n{\n"
-		"\t(void)c;\n\t_stp_print_kind(STP_JSON_OBJECTS);\n");
+		"\t_stp_print_kind(STP_JSON_OBJECTS);\n");
 	for (i = 0; i < s->globals.n; i++) {
 		const struct vardecl *v = s->globals.items[i];
 
@@ -3968,9 +4643,24 @@ static void gen_final_json(struct emitter *em, struct strbuf *o)
 	sb_puts(o, "\t_stp_print_kind(STP_JSON_TEXT);\n}\n\n");
 }
 
+/* Whether the end of the run prints anything of its own. */
+static bool has_final_print(const struct emitter *em)
+{
+	const struct session *s = em->s;
+	int i;
+
+	if (s->opt.json)
+		return true;
+	for (i = 0; i < s->globals.n; i++)
+		if (wants_final_print(s->globals.items[i]))
+			return true;
+	return false;
+}
+
 static void gen_final_print(struct emitter *em, struct strbuf *o)
 {
 	struct session *s = em->s;
+	bool stats = false;
 	int i;
 
 	if (s->opt.json) {
@@ -3978,8 +4668,15 @@ static void gen_final_print(struct emitter *em, struct strbuf *o)
 		return;
 	}
 
-	sb_puts(o, "/* Globals the script wrote but never read. */\n"
-		"static void __maybe_unused\n"
+	if (!has_final_print(em))
+		return;
+	for (i = 0; i < s->globals.n; i++) {
+		const struct vardecl *v = s->globals.items[i];
+
+		stats |= wants_final_print(v) && is_stat_var(v);
+	}
+	if (stats)
+		sb_puts(o, "static void\n"
 		"stp_print_stat(const struct stp_stat_agg *a)\n"
 		"{\n"
 		"\tif (!a->count) {\n"
@@ -3987,11 +4684,11 @@ static void gen_final_print(struct emitter *em, struct strbuf *o)
 		"\t\treturn;\n"
 		"\t}\n"
 		"\t_stp_printf(\" @count=%d @min=%d @max=%d @sum=%d "
-		"@avg=%d\\n\", a->count, a->min, a->max, a->sum,\n"
+		"@avg=%d\\n\",\n\t\t    a->count, a->min, a->max, a->sum,\n"
 		"\t\t    div64_s64(a->sum, a->count));\n"
-		"}\n\n"
-		"static void stp_final_print(struct context *c)\n{\n"
-		"\t(void)c;\n");
+		"}\n\n");
+	sb_puts(o, "/* Globals the script wrote but never read. */\n"
+		"static void stp_final_print(struct context *c)\n{\n");
 	for (i = 0; i < s->globals.n; i++) {
 		const struct vardecl *v = s->globals.items[i];
 
@@ -4007,6 +4704,7 @@ static void gen_final_print(struct emitter *em, struct strbuf *o)
 static void gen_globals_init(struct emitter *em, struct strbuf *o)
 {
 	struct session *s = em->s;
+	bool fails = false;
 	int i;
 
 	sb_puts(o, "int stp_globals_init(void)\n{\n");
@@ -4014,6 +4712,7 @@ static void gen_globals_init(struct emitter *em, struct strbuf *o)
 		const struct vardecl *v = s->globals.items[i];
 		const char *n = v->priv;
 
+		fails |= is_array(v) || is_stat_var(v);
 		if (is_array(v))
 			sb_printf(o, "\t%s = _stp_map_new(&%s_desc);\n"
 				  "\tif (!%s)\n\t\tgoto fail;\n", n, n, n);
@@ -4021,14 +4720,18 @@ static void gen_globals_init(struct emitter *em, struct strbuf *o)
 			sb_printf(o, "\t%s = _stp_stat_new(&%s_desc);\n"
 				  "\tif (!%s)\n\t\tgoto fail;\n", n, n, n);
 	}
+	fails |= em->regexes.n > 0;
 	for (i = 0; i < em->regexes.n; i++) {
 		/* The literal keeps the script's C escapes: as it is */
 		sb_printf(o, "\tif (STP_REGEX_COMPILE(&stp_regex[%d], "
 			  "\"%s\"))\n\t\tgoto fail;\n", i,
 			  (const char *)em->regexes.items[i]);
 	}
-	sb_puts(o, "\treturn 0;\nfail: __maybe_unused\n\tstp_globals_free();\n"
-		"\treturn -ENOMEM;\n}\n\n");
+	if (fails)
+		sb_puts(o, "\treturn 0;\nfail:\n\tstp_globals_free();\n"
+			"\treturn -ENOMEM;\n}\n\n");
+	else
+		sb_puts(o, "\treturn 0;\n}\n\n");
 	sb_puts(o, "void stp_globals_free(void)\n{\n");
 	if (em->regexes.n)
 		sb_printf(o, "\tint i;\n\n\tfor (i = 0; i < %d; i++)\n"
@@ -4051,6 +4754,7 @@ static void gen_globals_init(struct emitter *em, struct strbuf *o)
 static void gen_module_params(struct emitter *em, struct strbuf *o)
 {
 	struct session *s = em->s;
+	bool params = false;
 	int i;
 
 	for (i = 0; i < s->globals.n; i++) {
@@ -4064,8 +4768,10 @@ static void gen_module_params(struct emitter *em, struct strbuf *o)
 		else
 			sb_printf(o, "module_param_named(%s, %s, long, 0);\n",
 				  v->name, (const char *)v->priv);
+		params = true;
 	}
-	sb_putc(o, '\n');
+	if (params)
+		sb_putc(o, '\n');
 }
 
 /* ------------------------------------------------------------------ */
@@ -4147,12 +4853,15 @@ static void share_handler(struct emitter *em, struct derived_probe *dp,
 	if (!em->share_defs.len)
 		sb_puts(&em->share_defs, "/* probes that run the handler and "
 			"lock functions of another */\n");
-	sb_printf(&em->share_defs, "#define stp_probe_%d stp_probe_%d\n"
-		  "#define stp_probe_%d_lock stp_probe_%d_lock\n"
-		  "#define stp_probe_%d_unlock stp_probe_%d_unlock\n"
-		  "#define stp_probe_%d_locks stp_probe_%d_locks\n",
-		  dp->index, sh->index, dp->index, sh->index, dp->index,
-		  sh->index, dp->index, sh->index);
+	sb_printf(&em->share_defs, "#define stp_probe_%d stp_probe_%d\n",
+		  dp->index, sh->index);
+	if (!em->lockfree[dp->index])
+		sb_printf(&em->share_defs,
+			  "#define stp_probe_%d_lock stp_probe_%d_lock\n"
+			  "#define stp_probe_%d_unlock stp_probe_%d_unlock\n"
+			  "#define stp_probe_%d_locks stp_probe_%d_locks\n",
+			  dp->index, sh->index, dp->index, sh->index,
+			  dp->index, sh->index);
 }
 
 /* The k-th probe's table of the literals that differ (slot[i] >= 0),
@@ -4232,7 +4941,7 @@ static void gen_probe_table(struct emitter *em, struct strbuf *o)
 		sb_c_string(o, dp->name);
 		sb_puts(o, ",\n\t\t.location = ");
 		sb_c_string(o, arena_printf(s->arena, "%s:%d:%d",
-					l->file ? l->file->name : "?", l->line,
+					src_name(em, l->file), l->line,
 					l->col));
 		sb_printf(o, ",\n\t\t.index = %d,\n\t\t.type = %s,\n"
 			  "\t\t.handler = stp_probe_%d,\n", i,
@@ -4241,9 +4950,11 @@ static void gen_probe_table(struct emitter *em, struct strbuf *o)
 			sb_printf(o, "\t\t.lits = %s,\n", em->lits_of[i]);
 		sb_puts(o, "\t},\n");
 	}
-	sb_puts(o, "};\n\nstatic struct stp_probe stp_final_probe = {\n"
-		"\t.pp = \"end\",\n\t.type = STP_PROBE_END,\n"
-		"\t.handler = stp_final_print,\n};\n\n");
+	sb_puts(o, "};\n\n");
+	if (has_final_print(em))
+		sb_puts(o, "static struct stp_probe stp_final_probe = {\n"
+			"\t.pp = \"end\",\n\t.type = STP_PROBE_END,\n"
+			"\t.handler = stp_final_print,\n};\n\n");
 }
 
 static void gen_start_stop(struct emitter *em, struct strbuf *o)
@@ -4251,7 +4962,7 @@ static void gen_start_stop(struct emitter *em, struct strbuf *o)
 	sb_puts(o, "int stp_probes_start(void)\n{\n");
 	if (em->groups.n)
 		sb_puts(o, "\tint rc = 0;\n\n");
-	run_list(o, &em->begins, "STAP_SESSION_STARTING");
+	run_list(o, &em->begins, "STAP_SESSION_STARTING", 1);
 	sb_puts(o, "\tif (_stp_session_get_state() != STAP_SESSION_STARTING)\n"
 		"\t\treturn 0;\n");
 	sb_puts(o, em->gstarts.buf ? em->gstarts.buf : "");
@@ -4264,13 +4975,24 @@ static void gen_start_stop(struct emitter *em, struct strbuf *o)
 	sb_puts(o, "void stp_probes_stop(void)\n{\n");
 	sb_puts(o, em->gstops.buf ? em->gstops.buf : "");
 	sb_puts(o, em->stop.buf ? em->stop.buf : "");
-	sb_puts(o, "\tif (_stp_session_get_state() == STAP_SESSION_ERROR) {\n");
-	run_list(o, &em->errors, "STAP_SESSION_ERROR");
-	sb_puts(o, "\t} else {\n");
-	run_list(o, &em->ends, "STAP_SESSION_STOPPING");
-	/* like an end probe: not after an error */
-	sb_puts(o, "\t\t_stp_probe_run(&stp_final_probe, NULL, "
-		"STAP_SESSION_STOPPING);\n\t}\n}\n\n");
+	/* the final print is like an end probe: not after an error */
+	if (em->errors.n) {
+		sb_puts(o, "\tif (_stp_session_get_state() == "
+			"STAP_SESSION_ERROR) {\n");
+		run_list(o, &em->errors, "STAP_SESSION_ERROR", 2);
+		if (em->ends.n || has_final_print(em))
+			sb_puts(o, "\t} else {\n");
+	} else if (em->ends.n || has_final_print(em)) {
+		sb_puts(o, "\tif (_stp_session_get_state() != "
+			"STAP_SESSION_ERROR) {\n");
+	}
+	run_list(o, &em->ends, "STAP_SESSION_STOPPING", 2);
+	if (has_final_print(em))
+		sb_puts(o, "\t\t_stp_probe_run(&stp_final_probe, NULL, "
+			"STAP_SESSION_STOPPING);\n");
+	if (em->errors.n || em->ends.n || has_final_print(em))
+		sb_puts(o, "\t}\n");
+	sb_puts(o, "}\n\n");
 }
 
 /* matched() and ngroups() read the last =~ of the handler: then every
@@ -4367,14 +5089,16 @@ static void gen_prototypes(struct emitter *em, struct strbuf *o)
 
 		sb_printf(o, "static void %s(struct context *c);\n", b->cname);
 	}
-	sb_printf(o, "static void stp_final_print(struct context *c);\n");
+	if (has_final_print(em))
+		sb_puts(o, "static void stp_final_print(struct context *c);\n");
 	for (i = 0; i < em->s->probes.n; i++) {
 		const struct derived_probe *dp = em->s->probes.items[i];
 
-		sb_printf(o, "static inline bool stp_probe_%d_lock(void);\n"
-			  "static void stp_probe_%d_unlock(void);\n"
-			  "static const struct stp_lockset stp_probe_%d_locks;\n",
-			  i, i, i);
+		if (!em->lockfree[i])
+			sb_printf(o, "static inline bool stp_probe_%d_lock(void);\n"
+				  "static void stp_probe_%d_unlock(void);\n"
+				  "static const struct stp_lockset "
+				  "stp_probe_%d_locks;\n", i, i, i);
 		if (dp->lean)
 			sb_printf(o, "static void stp_probe_%d_lean(void);\n",
 				  i);
@@ -4389,10 +5113,18 @@ static void gen_embeds(struct emitter *em, struct strbuf *o)
 
 	for (i = 0; i < s->embeds.n; i++) {
 		const struct embedded *e = s->embeds.items[i];
+		const char *code = e->code, *end;
 
-		sb_printf(o, "/* embedded C from %s:%d */\n%s\n\n",
-			  e->file && e->file->src ? e->file->src->name : "?",
-			  e->loc.line, e->code);
+		/* the block's own blank first and last lines go */
+		while (*code == '\n')
+			code++;
+		end = code + strlen(code);
+		while (end > code && (end[-1] == '\n' || end[-1] == ' ' ||
+				      end[-1] == '\t'))
+			end--;
+		sb_printf(o, "/* embedded C from %s:%d */\n%.*s\n\n",
+			  src_name(em, e->file ? e->file->src : NULL),
+			  e->loc.line, (int)(end - code), code);
 	}
 }
 
@@ -4626,6 +5358,7 @@ int emit_module(struct session *s, const char *module_name,
 	sb_init(&em.lit_tables);
 	em.lits_of = arena_alloc(s->arena, sizeof(*em.lits_of) *
 				 (size_t)(s->probes.n + 1));
+	em.lockfree = arena_alloc(s->arena, (size_t)s->probes.n + 1);
 	name_globals(&em);
 	find_counters(&em);
 	em.max_nesting = compute_nesting(s, &em.recursive);
@@ -4638,6 +5371,7 @@ int emit_module(struct session *s, const char *module_name,
 
 		dp->index = i;
 		em.dp = dp;
+		em.lockfree[i] = probe_lockfree(&em, dp);
 		if (dp->entry_exprs.n)
 			gen_entry_body(&em, dp);
 		gen_probe_body(&em, dp);

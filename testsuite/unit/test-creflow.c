@@ -1,7 +1,9 @@
 /* test-creflow.c - unit tests for translator/creflow.c: the line breaking
  * of pass 3's C.  What must hold: short lines, preprocessor lines and
  * macro continuations pass through unchanged; a long line is broken at
- * its blocks and statements with tab indentation; and nothing but
+ * its blocks and statements with tab indentation, a braceless if's
+ * statement goes below it, a line still too wide is broken after the
+ * commas of its calls (or its assignment); and nothing but
  * whitespace between tokens ever changes, which the tests check by
  * comparing the text with all blanks and newlines taken out.
  */
@@ -144,9 +146,111 @@ static void test_literals_and_loops(void)
 	tap_ok(strstr(r, "} else {\n") != NULL,
 	       "else follows its closing brace");
 	tap_ok(strstr(r, "/* { ; } */") != NULL, "a comment is copied whole");
-	tap_ok(max_width(r) <= 100, "no line is wider than 100 columns "
+	tap_ok(max_width(r) <= 80, "no line is wider than 80 columns "
 	       "(widest %d)", max_width(r));
 	free(r);
+}
+
+static void test_braceless_if(void)
+{
+	const char *in = "\t({ c->nesting--; if (unlikely(c->last_error)) "
+			 "goto out; __r = ({ int x = 1; x; }); __r; });\n";
+	const char *want = "\t({\n"
+			   "\t\tc->nesting--;\n"
+			   "\t\tif (unlikely(c->last_error))\n"
+			   "\t\t\tgoto out;\n"
+			   "\t\t__r = ({\n"
+			   "\t\t\tint x = 1;\n"
+			   "\t\t\tx;\n"
+			   "\t\t});\n"
+			   "\t\t__r;\n"
+			   "\t});\n";
+	char *r = reflow(in);
+
+	tap_str_eq(r, want, "the statement of a braceless if goes below it");
+	tap_ok(same_tokens(in, r), "only whitespace changed");
+	free(r);
+	r = reflow("\t({ for (i = 0; i < 3; i++) x++; while (y) y--; });\n");
+	tap_ok(strstr(r, "\t\tfor (i = 0; i < 3; i++)\n\t\t\tx++;\n"
+		      "\t\twhile (y)\n\t\t\ty--;\n") != NULL,
+	       "so does the statement of a braceless for and while");
+	free(r);
+	r = reflow("\t({ for (n = f(); n; n = g(n)) if (m(n)) { k = 1; "
+		   "break; } k; });\n");
+	tap_str_eq(r, "\t({\n\t\tfor (n = f(); n; n = g(n))\n"
+		   "\t\t\tif (m(n)) {\n\t\t\t\tk = 1;\n"
+		   "\t\t\t\tbreak;\n\t\t\t}\n\t\tk;\n\t});\n",
+		   "a braceless for ends with the block of its if");
+	free(r);
+}
+
+static void test_wrapping(void)
+{
+	const char *in = "\t\t\t_stp_error_at(c, \"MAXNESTING exceeded\", "
+			 "\"identifier 'exit' at logging.stp:60:10\");\n";
+	const char *want = "\t\t\t_stp_error_at(c, \"MAXNESTING exceeded\",\n"
+			   "\t\t\t\t      \"identifier 'exit' at "
+			   "logging.stp:60:10\");\n";
+	const char *as = "\t\t\tstruct stp_fn_execname_0_locals *__f = "
+			 "&c->func_locals[c->nesting + 1].fn_execname_0;\n";
+	const char *cmt = "\tf(a, b); /* a comment, long enough to go past "
+			  "the 80th column, with commas, (and parens) */\n";
+	const char *lit = "\t\t\t\t\tx = g(\"a string, with a comma, that "
+			  "is too long to fit\");\n";
+	char *r;
+
+	r = reflow(in);
+	tap_str_eq(r, want, "a long call goes on under its parenthesis");
+	tap_ok(same_tokens(in, r), "only whitespace changed");
+	free(r);
+	r = reflow(as);
+	tap_str_eq(r, "\t\t\tstruct stp_fn_execname_0_locals *__f =\n"
+		   "\t\t\t\t&c->func_locals[c->nesting + 1].fn_execname_0;\n",
+		   "a long assignment goes on one tab in");
+	free(r);
+	r = reflow(cmt);
+	tap_ok(same_tokens(cmt, r) && strstr(r, "/* a comment, long enough "
+	       "to go past the 80th column, with commas, (and parens) */\n"),
+	       "nothing is broken in a comment");
+	free(r);
+	r = reflow(lit);
+	tap_ok(same_tokens(lit, r) && strstr(r, "\"a string, with a comma, "
+	       "that is too long to fit\"") != NULL,
+	       "nor in a string literal");
+	free(r);
+	r = reflow("\t\t\t\t_stp_strcpy(l->l_k, _stp_node_key_str(g_a, "
+		   "__n, 0)); x = 1;\n");
+	tap_str_eq(r, "\t\t\t\t_stp_strcpy(l->l_k,\n"
+		   "\t\t\t\t\t    _stp_node_key_str(g_a, __n, 0));\n"
+		   "\t\t\t\tx = 1;\n",
+		   "a call is broken where the fewest parentheses are open");
+	free(r);
+	r = reflow("\t({ if (_stp_map_exists(g_a, STP_KEYS({ .s = \"x\" }, "
+		   "{ .n = 1 }), (const struct k[]){ { 1 }, { 2 } }))) "
+		   "f(); });\n");
+	tap_ok(strstr(r, "STP_KEYS({ .s = \"x\" }, { .n = 1 })") &&
+	       strstr(r, "(const struct k[]){ { 1 }, { 2 } }"),
+	       "the braces of a compound literal or a macro argument do not "
+	       "open a block");
+	free(r);
+	r = reflow("/* a block comment that starts here,\n * and goes on "
+		   "with(a, long, line, of, words, in, it, wider, than, the, "
+		   "limit) */\n");
+	tap_ok(strstr(r, "with(a, long, line, of, words, in, it, wider, than, "
+		      "the, limit) */") != NULL,
+	       "nor in the middle lines of a block comment");
+	free(r);
+}
+
+static void test_reflow_line(void)
+{
+	struct strbuf out;
+
+	sb_init(&out);
+	c_reflow_line("\t{ int64_t __v = 1; f(__v); }", &out);
+	tap_str_eq(out.buf, "\t{\n\t\tint64_t __v = 1;\n\t\tf(__v);\n\t}\n",
+		   "c_reflow_line breaks a short block too");
+	sb_free(&out);
 }
 
 int main(void)
@@ -154,5 +258,8 @@ int main(void)
 	test_unchanged();
 	test_breaking();
 	test_literals_and_loops();
+	test_braceless_if();
+	test_wrapping();
+	test_reflow_line();
 	return tap_done();
 }

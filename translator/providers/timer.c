@@ -166,14 +166,18 @@ static int timer_build(struct prov_ctx *c, struct derived_probe *dp)
  * jiffies timers with mod_timer.  Both run the handler in interrupt
  * context, like the established tool's.
  */
-static void emit_random(struct strbuf *o, const struct timer_info *t)
+/* The period, in the timer's unit: the interval, and with randomize
+ * a uniform offset in [-randomize, randomize] added each time.
+ */
+static void emit_period(struct strbuf *o, const struct timer_info *t)
 {
 	if (!t->randomize) {
-		sb_puts(o, "0");
+		sb_printf(o, "%" PRId64, t->interval);
 		return;
 	}
-	sb_printf(o, "((int64_t)(get_random_u32() %% %" PRId64 "ULL) - "
-		  "%" PRId64 "LL)", 2 * t->randomize + 1, t->randomize);
+	sb_printf(o, "%" PRId64 "LL + ((int64_t)(get_random_u32() %% %" PRId64
+		  "ULL) - %" PRId64 "LL)", t->interval,
+		  2 * t->randomize + 1, t->randomize);
 }
 
 static void emit_hrtimer(struct emitter *em, struct derived_probe *dp,
@@ -184,8 +188,8 @@ static void emit_hrtimer(struct emitter *em, struct derived_probe *dp,
 
 	sb_printf(d, "static struct hrtimer stp_timer_%d;\n\n"
 		  "static ktime_t stp_timer_%d_period(void)\n{\n"
-		  "\treturn ns_to_ktime(%" PRId64 "LL + ", n, n, t->interval);
-	emit_random(d, t);
+		  "\treturn ns_to_ktime(", n, n);
+	emit_period(d, t);
 	sb_printf(d, ");\n}\n\n"
 		  "static enum hrtimer_restart stp_timer_%d_fn(struct hrtimer "
 		  "*h)\n{\n"
@@ -217,16 +221,18 @@ static void emit_jiffies(struct emitter *em, struct derived_probe *dp,
 
 	sb_printf(d, "static struct timer_list stp_timer_%d;\n\n"
 		  "static unsigned long stp_timer_%d_period(void)\n{\n"
-		  "\treturn (unsigned long)(%" PRId64 "LL + ", n, n,
-		  t->interval);
-	emit_random(d, t);
-	sb_printf(d, ");\n}\n\n"
+		  "\treturn ", n, n);
+	if (t->randomize)
+		sb_puts(d, "(unsigned long)(");
+	emit_period(d, t);
+	sb_printf(d, "%s;\n}\n\n"
 		  "static void stp_timer_%d_fn(struct timer_list *tl)\n{\n"
 		  "\t_stp_probe_run(%s, get_irq_regs(), "
 		  "STAP_SESSION_RUNNING);\n"
 		  "\tif (_stp_session_get_state() == STAP_SESSION_RUNNING)\n"
 		  "\t\tmod_timer(tl, jiffies + stp_timer_%d_period());\n"
-		  "}\n\n", n, emit_probe_ref(em, dp), n);
+		  "}\n\n", t->randomize ? ")" : "", n,
+		  emit_probe_ref(em, dp), n);
 	sb_printf(emit_out(em, EMIT_START),
 		  "\ttimer_setup(&stp_timer_%d, stp_timer_%d_fn, 0);\n"
 		  "\tmod_timer(&stp_timer_%d, jiffies + "
