@@ -5,7 +5,9 @@
  * type source of the kernel or of module M (M may be a pattern too);
  * and the untyped kprobe.function(S), kprobe.module(M).function(S).
  * Every probe is a kprobe (or kretprobe) registered by symbol name
- * ("mod:sym" in a module) at start.
+ * ("mod:sym" in a module) at start, except the entries of the kernel's
+ * own functions, which the runtime puts on one shared ftrace_ops where
+ * ftrace can carry them (runtime/stp_ftrace.c).
  *
  * Probe points that need line tables or inline records (@file, :N,
  * .inline, .label, .callee(s), .statement, addresses) are reported as
@@ -60,6 +62,8 @@ struct kfn {
 	bool must;			/* a registration failure is an error */
 	bool at_entry;			/* parameters by the calling convention */
 	bool absolute;			/* .absolute: addr, no symbol */
+	bool ftrace;			/* a function's entry, which the
+					 * runtime may put on ftrace */
 	uint64_t addr;
 	struct kfunc sig;
 	struct vec vars;		/* struct kvar *, from DWARF */
@@ -1080,6 +1084,10 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 	if (sp.lines)
 		return dw ? build_line(c, k, dw, &sp, pp->loc) : -1;
 	k->at_entry = true;
+	/* not .return, a statement or a module's function (kprobes
+	 * follow a module's loads by name)
+	 */
+	k->ftrace = !k->ret && !stmt && !k->module;
 	if (src->ops->func(src, k->sym, &k->sig)) {
 		k->typed = false;	/* symbol only */
 		use_clones(c, k);
@@ -1468,11 +1476,13 @@ static void emit_kprobe(struct emitter *em, struct strbuf *d,
 	else
 		sb_printf(d, "\t\t.krp.kp.pre_handler = stp_kp_%d,\n",
 			  dp->index);
-	if (k->ret && (dp->entry_exprs.n || k->paths))
+	if (k->ret)
 		sb_printf(d, "\t\t.krp.entry_handler = "
 			  "stp_kp_%d_entry,\n", dp->index);
 	if (k->must)
 		sb_puts(d, "\t\t.must = true,\n");
+	if (k->ftrace && !k->offset)
+		sb_puts(d, "\t\t.ftrace = true,\n");
 	if (k->maxactive)
 		sb_printf(d, "\t\t.maxactive = %" PRId64 ",\n",
 			  k->maxactive);
@@ -1482,8 +1492,11 @@ static void emit_kprobe(struct emitter *em, struct strbuf *d,
 	sb_puts(d, "\t},\n");
 }
 
-/* A .return probe's entry handler: a .callee's filter (a call from
- * elsewhere arms no return probe) and the @entry values.
+/* A .return probe's entry handler, which every kretprobe has: nonzero
+ * (no return probe armed) inside another function probe's handler on
+ * this CPU, as an entry probe drops its hit there (a return would find
+ * the probe context busy); a .callee's filter (a call from elsewhere
+ * arms no return probe); the @entry values.
  */
 static void emit_entry_handler(struct strbuf *d,
 			       const struct derived_probe *dp, int n)
@@ -1491,18 +1504,20 @@ static void emit_entry_handler(struct strbuf *d,
 	const struct kfn *k = dp->priv;
 
 	sb_printf(d, "static int stp_kp_%d_entry(struct kretprobe_instance "
-		  "*ri,\n\t\t\t  struct pt_regs *regs)\n{\n", n);
+		  "*ri,\n\t\t\t  struct pt_regs *regs)\n{\n"
+		  "\tint rc = 1;\n\n"
+		  "\tif (!_stp_kprobe_enter())\n\t\tgoto out;\n", n);
 	if (k->paths)
 		sb_printf(d, "\tif (!_stp_kcalled_via(regs, stp_kp_%d_paths, "
-			  "%d, %d))\n\t\treturn 1;\n", n, k->paths->n,
+			  "%d, %d))\n\t\tgoto out;\n", n, k->paths->n,
 			  k->depth);
 	if (dp->entry_exprs.n)
-		sb_printf(d, "\treturn __stp_probe_run(&stp_entry_probe_%d, "
-			  "stp_probe_%d_entry,\n\t\t\t       regs, ri, "
+		sb_printf(d, "\trc = __stp_probe_run(&stp_entry_probe_%d, "
+			  "stp_probe_%d_entry,\n\t\t\t     regs, ri, "
 			  "NULL, STAP_SESSION_RUNNING) ? 1 : 0;\n", n, n);
 	else
-		sb_puts(d, "\treturn 0;\n");
-	sb_puts(d, "}\n\n");
+		sb_puts(d, "\trc = 0;\n");
+	sb_puts(d, "out:\n\t_stp_kprobe_busy_dec();\n\treturn rc;\n}\n\n");
 }
 
 /* FNV-1a, as the runtime hashes the names it looks up. */
@@ -1583,6 +1598,57 @@ static void emit_kentry_probes(struct emitter *em, struct strbuf *d,
 	}
 }
 
+static bool uses_ftrace(struct session *s, const struct kfn *k)
+{
+	int i;
+
+	if (!k->ftrace || k->offset)
+		return false;
+	for (i = 0; i < s->opt.defines.n; i++) {
+		const char *d = s->opt.defines.items[i];
+
+		if (!strncmp(d, "STAP_USE_KPROBES", 16) &&
+		    (!d[16] || d[16] == '='))
+			return false;
+	}
+	return true;
+}
+
+/* stap -v: how many probes ask for each mechanism, and with -vv the
+ * mechanism of each.  ftrace is what the module asks for: a function
+ * the running kernel's ftrace has no record of stays a kprobe.
+ */
+static void say_mechanisms(struct emitter *em, struct vec *dps)
+{
+	static bool said;	/* pass 3 emits the module twice */
+	struct session *s = emit_session(em);
+	int i, nf = 0, nk = 0, nr = 0;
+
+	if (said || (s->opt.verbose < 1 && s->opt.pass_verbose[2] < 1))
+		return;
+	said = true;
+	for (i = 0; i < dps->n; i++) {
+		const struct derived_probe *dp = dps->items[i];
+		const struct kfn *k = dp->priv;
+		const char *how = k->ret ? "kretprobe" :
+				  uses_ftrace(s, k) ? "ftrace" : "kprobe";
+		int w = k->clones.n ? k->clones.n : 1;
+
+		if (k->ret)
+			nr += w;
+		else if (uses_ftrace(s, k))
+			nf += w;
+		else
+			nk += w;
+		nk += k->evs.n;
+		if (s->opt.verbose >= 2 || s->opt.pass_verbose[2] >= 2)
+			fprintf(stderr, "%s: %s\n", dp->name, how);
+	}
+	fprintf(stderr, "Function probes: %d through ftrace (kprobes where "
+		"the kernel's ftrace cannot carry them), %d kprobes, %d "
+		"kretprobes\n", nf, nk, nr);
+}
+
 static void kfn_emit_group(struct emitter *em, struct vec *dps)
 {
 	struct strbuf *d = emit_out(em, EMIT_DECLS);
@@ -1606,15 +1672,24 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 				  "struct pt_regs *regs)\n{\n", n);
 		/* the handler sees the probed address as the pc (addr(),
 		 * backtraces), not the byte after the breakpoint that the
-		 * kernel leaves there; it is put back for the kernel
+		 * kernel leaves there, nor ftrace's return address into
+		 * the function; it is put back for the kernel.  An entry
+		 * (kprobe or ftrace) is dropped inside another function
+		 * probe's handler on this CPU, as the kernel drops a kprobe
+		 * hit while a kprobe handler runs; a return runs (its entry
+		 * was not dropped) and keeps the count raised.
 		 */
 		if (!k->ret)
 			sb_puts(d, "\tunsigned long ip = "
-				"instruction_pointer(regs);\n\n");
+				"instruction_pointer(regs);\n\n"
+				"\tif (!_stp_kprobe_enter())\n"
+				"\t\tgoto out;\n");
+		else
+			sb_puts(d, "\t_stp_kprobe_busy_inc();\n");
 		if (k->paths && !k->ret)
 			sb_printf(d, "\tif (!_stp_kcalled_via(regs, "
 				  "stp_kp_%d_paths, %d, %d))\n"
-				  "\t\treturn 0;\n", n, k->paths->n, k->depth);
+				  "\t\tgoto out;\n", n, k->paths->n, k->depth);
 		if (!k->ret)
 			sb_puts(d, "\tinstruction_pointer_set(regs, "
 				"(unsigned long)kp->addr);\n");
@@ -1631,9 +1706,10 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 				  emit_probe_may_print(em, dp) ? "true" :
 				  "false");
 		if (!k->ret)
-			sb_puts(d, "\tinstruction_pointer_set(regs, ip);\n");
-		sb_puts(d, "\treturn 0;\n}\n\n");
-		if (k->ret && (dp->entry_exprs.n || k->paths))
+			sb_puts(d, "\tinstruction_pointer_set(regs, ip);\n"
+				"out:\n");
+		sb_puts(d, "\t_stp_kprobe_busy_dec();\n\treturn 0;\n}\n\n");
+		if (k->ret)
 			emit_entry_handler(d, dp, n);
 	}
 	for (i = 0, total = 0; i < dps->n; i++) {
@@ -1659,6 +1735,7 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 		emit_kentry_probes(em, d, dp);
 	}
 	sb_puts(d, "};\n\n");
+	say_mechanisms(em, dps);
 	sb_printf(emit_out(em, EMIT_START),
 		  "\trc = _stp_kprobes_register(stp_kprobes, %d);\n", total);
 	sb_printf(emit_out(em, EMIT_STOP),
