@@ -1453,6 +1453,27 @@ static const char *kfn_probe_type(const struct derived_probe *dp)
 	return k->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE";
 }
 
+/* Whether the runtime may put probe k on the shared ftrace_ops: not
+ * with registers kept at the entry for it (a kprobe there must run
+ * before its handler, and two ftrace users of one address run in no
+ * set order), nor under -DSTAP_USE_KPROBES.
+ */
+static bool uses_ftrace(struct session *s, const struct kfn *k)
+{
+	int i;
+
+	if (!k->ftrace || k->offset || k->evs.n)
+		return false;
+	for (i = 0; i < s->opt.defines.n; i++) {
+		const char *d = s->opt.defines.items[i];
+
+		if (!strncmp(d, "STAP_USE_KPROBES", 16) &&
+		    (!d[16] || d[16] == '='))
+			return false;
+	}
+	return true;
+}
+
 /* One entry of stp_kprobes: dp's probe on symbol sym. */
 static void emit_kprobe(struct emitter *em, struct strbuf *d,
 			const struct derived_probe *dp, const char *sym)
@@ -1481,7 +1502,7 @@ static void emit_kprobe(struct emitter *em, struct strbuf *d,
 			  "stp_kp_%d_entry,\n", dp->index);
 	if (k->must)
 		sb_puts(d, "\t\t.must = true,\n");
-	if (k->ftrace && !k->offset)
+	if (uses_ftrace(emit_session(em), k))
 		sb_puts(d, "\t\t.ftrace = true,\n");
 	if (k->maxactive)
 		sb_printf(d, "\t\t.maxactive = %" PRId64 ",\n",
@@ -1598,21 +1619,6 @@ static void emit_kentry_probes(struct emitter *em, struct strbuf *d,
 	}
 }
 
-static bool uses_ftrace(struct session *s, const struct kfn *k)
-{
-	int i;
-
-	if (!k->ftrace || k->offset)
-		return false;
-	for (i = 0; i < s->opt.defines.n; i++) {
-		const char *d = s->opt.defines.items[i];
-
-		if (!strncmp(d, "STAP_USE_KPROBES", 16) &&
-		    (!d[16] || d[16] == '='))
-			return false;
-	}
-	return true;
-}
 
 /* stap -v: how many probes ask for each mechanism, and with -vv the
  * mechanism of each.  ftrace is what the module asks for: a function
