@@ -69,6 +69,7 @@ script_for()
 				"$tmp/$dir.names"
 		fi
 		echo 'probe syscall.exit_group { if (pid() == target()) exit() }'
+		echo 'probe end { printf("hits %d\n", n) }'
 	} >"$out"
 }
 
@@ -87,10 +88,12 @@ for k in "${kvers[@]}"; do
 				grep '^Function probes' | sed "s/^/$k ${dir}_$m: /")
 			files+=(-f "$d/${dir}_$m.ko")
 			cmd+="t0=\$(cut -d' ' -f1 /proc/uptime); "
-			cmd+="t1=\$(staprun -c 'cut -d\" \" -f1 /proc/uptime' "
-			cmd+="/opt/tapir/${dir}_$m.ko | sed -n 1p); "
+			cmd+="o=\$(staprun -c 'cut -d\" \" -f1 /proc/uptime' "
+			cmd+="/opt/tapir/${dir}_$m.ko); "
 			cmd+="t2=\$(cut -d' ' -f1 /proc/uptime); "
-			cmd+="echo \"@@bench@@ ${dir}_$m \$t0 \$t1 \$t2\"; "
+			cmd+="t1=\$(echo \"\$o\" | sed -n 1p); "
+			cmd+="h=\$(echo \"\$o\" | sed -n 's/^hits //p'); "
+			cmd+="echo \"@@bench@@ ${dir}_$m \$t0 \$t1 \$t2 \$h\"; "
 		done
 	done
 	"$here/testsuite/vm/mkinitramfs.sh" -o "$d/initrd" -r "$k" \
@@ -108,8 +111,8 @@ for k in "${kvers[@]}"; do
 				printf "startup_many %s: %s did not run\n", k, $2
 				next
 			}
-			printf "startup_many %s: %s armed in %.0f ms, disarmed and removed in %.0f ms (goal < 1000 ms each)\n",
-			       k, $2, ($4 - $3) * 1000, ($5 - $4) * 1000
+			printf "startup_many %s: %s armed in %.0f ms, disarmed and removed in %.0f ms (goal < 1000 ms each), %s hits\n",
+			       k, $2, ($4 - $3) * 1000, ($5 - $4) * 1000, $6 == "" ? "no" : $6
 		}'
 	grep -aE 'WARNING|BUG|ERROR|hung|blocked for' "$d/console" |
 		head -n 5 | sed "s/^/startup_many $k console: /" || true

@@ -2801,8 +2801,13 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	line(em, "struct stp_entry_%d *d = (void *)%s;", dp->index,
 	     entry_data(dp));
 	line(em, "(void)l;");
-	line(em, "if (!stp_probe_%d_lock())", dp->index);
+	/* without its locks it saves nothing: the run says so, and the
+	 * provider arms no return with the values unset
+	 */
+	line(em, "if (!stp_probe_%d_lock()) {", dp->index);
+	line(em, "\tc->skipped = true;");
 	line(em, "\treturn;");
+	line(em, "}");
 	line(em, "c->locks = &stp_probe_%d_locks;", dp->index);
 	for (i = 0; i < dp->entry_exprs.n; i++) {
 		const struct expr *e = dp->entry_exprs.items[i];
