@@ -25,6 +25,17 @@
 #endif
 #endif
 
+/* Below this many entry probes, kprobes: a kprobe hit costs no more,
+ * and removing a module's ftrace_ops waits for an RCU-tasks grace
+ * period on a preemptible kernel (about a second under emulation on
+ * PREEMPT_RT), which a handful of kprobes do not.  The shared ops pays
+ * off with many probes: armed and disarmed in one code update each.
+ * -D STP_FTRACE_MIN=1 puts even one probe on ftrace.
+ */
+#ifndef STP_FTRACE_MIN
+#define STP_FTRACE_MIN 32
+#endif
+
 #ifdef STP_FTRACE
 #include <linux/ftrace.h>
 #include <linux/sort.h>
@@ -82,7 +93,7 @@ static void notrace _stp_ftrace_cb(unsigned long ip, unsigned long pip,
 	bit = ftrace_test_recursion_trylock(ip, pip);
 	if (bit < 0)
 		return;
-	if (_stp_kprobe_busy_any())
+	if (_stp_kprobe_busy_any() || unlikely(!rcu_is_watching()))
 		goto out;
 	for (i = _stp_fentry_find(ip); i < _stp_fe_n && _stp_fe[i].ip == ip;
 	     i++) {
@@ -94,12 +105,15 @@ out:
 	ftrace_test_recursion_unlock(bit);
 }
 
-/* FL_RCU: never called where RCU is not watching (idle, entry code),
- * as a kprobe handler that takes the probe context must not be.
+/* Neither FL_RCU nor FL_RECURSION, which would put ftrace's assist
+ * function (a second recursion guard and the RCU check) in front of
+ * every hit: the callback guards itself, and runs no probe where RCU is
+ * not watching (idle, entry code), as a handler that takes the probe
+ * context must not.
  */
 static struct ftrace_ops _stp_fops = {
 	.func = _stp_ftrace_cb,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RCU,
+	.flags = FTRACE_OPS_FL_SAVE_REGS,
 };
 
 static int _stp_fentry_cmp(const void *a, const void *b)
@@ -210,7 +224,7 @@ static int _stp_ftrace_register(struct stp_kprobe *k, int n)
 		if (k[i].ftrace && !k[i].ret && !k[i].offset && k[i].symbol &&
 		    !_stp_kprobe_modlen(&k[i]))
 			m++;
-	if (!m)
+	if (!m || m < STP_FTRACE_MIN)
 		return 0;
 	fe = kvcalloc(m, sizeof(*fe), GFP_KERNEL);
 	if (!fe)

@@ -1620,6 +1620,23 @@ static void emit_kentry_probes(struct emitter *em, struct strbuf *d,
 }
 
 
+/* The runtime's STP_FTRACE_MIN (runtime/stp_ftrace.c): fewer entry
+ * probes than this stay kprobes.
+ */
+static long ftrace_min(struct session *s)
+{
+	long min = 32;
+	int i;
+
+	for (i = 0; i < s->opt.defines.n; i++) {
+		const char *d = s->opt.defines.items[i];
+
+		if (!strncmp(d, "STP_FTRACE_MIN=", 15))
+			min = strtol(d + 15, NULL, 0);
+	}
+	return min;
+}
+
 /* stap -v: how many probes ask for each mechanism, and with -vv the
  * mechanism of each.  ftrace is what the module asks for: a function
  * the running kernel's ftrace has no record of stays a kprobe.
@@ -1628,21 +1645,29 @@ static void say_mechanisms(struct emitter *em, struct vec *dps)
 {
 	static bool said;	/* pass 3 emits the module twice */
 	struct session *s = emit_session(em);
-	int i, nf = 0, nk = 0, nr = 0;
+	int i, nf = 0, nk = 0, nr = 0, nft = 0;
 
 	if (said || (s->opt.verbose < 1 && s->opt.pass_verbose[2] < 1))
 		return;
 	said = true;
 	for (i = 0; i < dps->n; i++) {
+		const struct kfn *k = ((struct derived_probe *)
+				       dps->items[i])->priv;
+
+		if (!k->ret && uses_ftrace(s, k))
+			nft += k->clones.n ? k->clones.n : 1;
+	}
+	for (i = 0; i < dps->n; i++) {
 		const struct derived_probe *dp = dps->items[i];
 		const struct kfn *k = dp->priv;
-		const char *how = k->ret ? "kretprobe" :
-				  uses_ftrace(s, k) ? "ftrace" : "kprobe";
+		bool ft = uses_ftrace(s, k) && nft >= ftrace_min(s);
+		const char *how = k->ret ? "kretprobe" : ft ? "ftrace" :
+				  "kprobe";
 		int w = k->clones.n ? k->clones.n : 1;
 
 		if (k->ret)
 			nr += w;
-		else if (uses_ftrace(s, k))
+		else if (ft)
 			nf += w;
 		else
 			nk += w;
