@@ -1,7 +1,9 @@
-/* stp_kprobe.c - registration of the module's kprobes and kretprobes,
- * and the handlers that run their probes; an optional probe on a module
- * that is not loaded waits for it (a module notifier registers it when
- * the module comes, and unregisters it when the module goes).
+/* stp_kprobe.c - registration of the module's kprobes and kretprobes
+ * (entry probes through the shared ftrace_ops of stp_ftrace.c where
+ * ftrace can carry them), and the handlers that run their probes; an
+ * optional probe on a module that is not loaded waits for it (a module
+ * notifier registers it when the module comes, and unregisters it when
+ * the module goes).
  */
 
 #include <linux/sched/signal.h>
@@ -13,6 +15,10 @@ static size_t _stp_kprobe_modlen(const struct stp_kprobe *k)
 
 	return colon ? colon - k->symbol : 0;
 }
+
+DEFINE_PER_CPU(int, _stp_kprobe_busy);
+
+#include "stp_ftrace.c"
 
 static const char *_stp_kprobe_why(int rc)
 {
@@ -150,6 +156,10 @@ static int _stp_kprobe_register_table(struct stp_kprobe *k, int n)
 		 */
 		if (fatal_signal_pending(current))
 			return -EINTR;
+		if (k[i].fentry) {
+			ok++;
+			continue;
+		}
 		rc = _stp_kprobe_register_one(&k[i]);
 		if (!rc) {
 			k[i].registered = true;
@@ -328,6 +338,7 @@ int _stp_kprobes_register(struct stp_kprobe *k, int n)
 {
 	int rc = _stp_kprobe_watch_modules(k, n);
 
+	rc = rc ?: _stp_ftrace_register(k, n);
 	if (!rc) {
 		mutex_lock(&_stp_kp_mutex);
 		rc = _stp_kprobe_register_table(k, n);
@@ -347,6 +358,7 @@ void _stp_kprobes_unregister(struct stp_kprobe *k, int n)
 	struct kretprobe **krps;
 	int i, nk = 0, nr = 0;
 
+	_stp_ftrace_unregister(k, n);
 	/* no notifier runs once this returns */
 	if (_stp_kprobe_module_nb_on) {
 		unregister_module_notifier(&_stp_kprobe_module_nb);

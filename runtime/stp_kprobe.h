@@ -22,6 +22,9 @@ struct stp_kprobe {
 	size_t data_size;		/* .return: size of the saved values */
 	int maxactive;			/* .return: 0 = the kernel's default */
 	bool ret;			/* a kretprobe */
+	bool ftrace;			/* an entry probe ftrace may carry
+					 * (stp_ftrace.c) */
+	bool fentry;			/* carried by the shared ftrace_ops */
 	bool must;			/* failing to register is an error */
 	bool registered;
 	bool pending;			/* on a module not loaded: waits */
@@ -33,7 +36,10 @@ struct stp_kprobe {
  * not loaded ("mod:sym") is registered when the module loads; if none
  * registers or waits at all, that is an error too.  Probes on modules
  * follow their module: unregistered when it is removed, registered
- * again when it comes back.
+ * again when it comes back.  Entry probes marked .ftrace that the
+ * kernel's ftrace can carry are registered through one shared
+ * ftrace_ops instead (stp_ftrace.c), unless STAP_USE_KPROBES is
+ * defined.
  */
 /* A return address a .callee probe accepts at one level of the stack
  * (0: where the callee returns, 1: where its caller returns, ...), as
@@ -65,6 +71,50 @@ struct stp_kpath {
  */
 bool _stp_kcalled_via(struct pt_regs *regs, const struct stp_kpath *paths,
 		      int n, int depth);
+
+/* Nonzero while this CPU runs one of the module's function probe
+ * handlers (an entry through a kprobe or the ftrace callback, a
+ * kretprobe's entry or return): an entry hit then is dropped, as the
+ * kernel drops a kprobe hit while a kprobe handler runs.  The kernel's
+ * own check (kprobe_running()) knows nothing of the ftrace callback, so
+ * a kprobe (a function ftrace cannot carry) hit from an interrupt in
+ * the callback's handler, or called by it, would reach its handler and
+ * find the probe context busy: a skipped probe.  Handlers run with
+ * preemption off; an interrupt that comes in between leaves the count
+ * as it found it.
+ */
+DECLARE_PER_CPU(int, _stp_kprobe_busy);
+
+static __always_inline void _stp_kprobe_busy_inc(void)
+{
+	__this_cpu_inc(_stp_kprobe_busy);
+	barrier();
+}
+
+/* An entry probe's handler (a kprobe's or the ftrace callback's):
+ * false when it interrupts another of the module's function probes on
+ * this CPU, and must drop the hit.  _stp_kprobe_busy_dec() after it
+ * either way.
+ */
+static __always_inline bool _stp_kprobe_enter(void)
+{
+	bool first = __this_cpu_inc_return(_stp_kprobe_busy) == 1;
+
+	barrier();
+	return first;
+}
+
+/* Nonzero inside one of the module's function probes on this CPU. */
+static __always_inline int _stp_kprobe_busy_any(void)
+{
+	return __this_cpu_read(_stp_kprobe_busy) != 0;
+}
+
+static __always_inline void _stp_kprobe_busy_dec(void)
+{
+	barrier();
+	__this_cpu_dec(_stp_kprobe_busy);
+}
 
 int _stp_kprobes_register(struct stp_kprobe *k, int n);
 void _stp_kprobes_unregister(struct stp_kprobe *k, int n);

@@ -60,6 +60,11 @@ struct context {
 	 * handler ends, no catch block runs (stp_mem.c)
 	 */
 	bool locks_lost;
+	/* the handler did not run: its global locks were not had in
+	 * time (a skipped probe, counted); a .return probe's entry part
+	 * that did not save its values must not arm the return
+	 */
+	bool skipped;
 	STP_CONTEXT_LOCALS
 };
 

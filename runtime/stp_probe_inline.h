@@ -104,6 +104,7 @@ __stp_probe_enter(const struct stp_probe *p, int want_state)
 #endif
 	c->locks = NULL;
 	c->locks_lost = false;
+	c->skipped = false;
 #ifdef STAP_SUPPRESS_TIME_LIMITS_ENABLE
 	c->actionremaining = LONG_MAX;
 #else
@@ -195,9 +196,10 @@ static __always_inline unsigned int _stp_sample_take(void)
 #define STP_RUN_SAMPLED	2	/* its cost is bounded: sample the time */
 
 /* Run handler for probe p in a fresh context: 0 when it ran without an
- * error, -1 when it was skipped or failed.  may_print is false for a
- * handler that cannot print (the translator knows), which spares the
- * flush; weight is the number of hits this run accounts for.
+ * error, -1 when it was skipped (also for want of its global locks) or
+ * failed.  may_print is false for a handler that cannot print (the
+ * translator knows), which spares the flush; weight is the number of
+ * hits this run accounts for.
  */
 static __always_inline int
 __stp_probe_run_w(const struct stp_probe *p,
@@ -223,7 +225,7 @@ __stp_probe_run_w(const struct stp_probe *p,
 		}
 		handler(c);
 		STP_OVERLOAD_END(c, weight);
-		rc = c->last_error ? -1 : 0;
+		rc = c->last_error || c->skipped ? -1 : 0;
 		__stp_probe_leave(c, may_print);
 	}
 	preempt_enable();

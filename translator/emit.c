@@ -3450,7 +3450,16 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	b->locals_at = b->text.len;
 	line(em, "struct stp_entry_%d *d = (void *)%s;", dp->index,
 	     entry_data(dp));
-	gen_lock(em, dp);
+	/* without its locks it saves nothing: the run says so, and the
+	 * provider arms no return with the values unset
+	 */
+	if (!em->lockfree[dp->index]) {
+		line(em, "if (!stp_probe_%d_lock()) {", dp->index);
+		line(em, "\tc->skipped = true;");
+		line(em, "\treturn;");
+		line(em, "}");
+		line(em, "c->locks = &stp_probe_%d_locks;", dp->index);
+	}
 	for (i = 0; i < dp->entry_exprs.n; i++) {
 		const struct expr *e = dp->entry_exprs.items[i];
 		struct strbuf x;

@@ -65,6 +65,28 @@ static const struct conf_probe conf_probes[] = {
 	  "_Static_assert(__same_type(((struct uprobe_consumer *)0)->handler,"
 	  " int (*)(struct uprobe_consumer *, struct pt_regs *, __u64 *)),"
 	  " \"\");\n" },
+	/* entry probes through one ftrace_ops (runtime/stp_ftrace.c): a
+	 * filter of many addresses set at once, full regs saved, the
+	 * recursion guard, and the kprobe flag that says ftrace carries
+	 * a kprobe's address
+	 */
+	{ "STAPCONF_FTRACE_FILTER_IPS",
+	  "#include <linux/ftrace.h>\n"
+	  "#include <linux/kprobes.h>\n"
+	  "static void f(unsigned long ip, unsigned long pip,\n"
+	  "  struct ftrace_ops *op, struct ftrace_regs *fr)\n"
+	  "{ int b = ftrace_test_recursion_trylock(ip, pip);\n"
+	  "  if (b >= 0 && ftrace_get_regs(fr))\n"
+	  "    ftrace_test_recursion_unlock(b); }\n"
+	  "static struct ftrace_ops o = { .func = f,\n"
+	  "  .flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RCU };\n"
+	  "int t(unsigned long *ips, unsigned int n, struct kprobe *p);\n"
+	  "int t(unsigned long *ips, unsigned int n, struct kprobe *p)\n"
+	  "{ int rc = ftrace_set_filter_ips(&o, ips, n, 0, 0);\n"
+	  "  rc = rc ?: register_ftrace_function(&o);\n"
+	  "  rc = rc ?: unregister_ftrace_function(&o);\n"
+	  "  ftrace_free_filter(&o);\n"
+	  "  return rc ?: kprobe_ftrace(p); }\n" },
 };
 
 /* ---- cache keys ----------------------------------------------------

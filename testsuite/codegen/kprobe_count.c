@@ -209,10 +209,14 @@ static int stp_kp_0(struct kprobe *kp, struct pt_regs *regs)
 {
 	unsigned long ip = instruction_pointer(regs);
 
+	if (!_stp_kprobe_enter())
+		goto out;
 	instruction_pointer_set(regs, (unsigned long)kp->addr);
 	__stp_probe_run_flags(&stp_probes[0], stp_probe_0, regs, NULL, NULL,
 			      STAP_SESSION_RUNNING, STP_RUN_SAMPLED);
 	instruction_pointer_set(regs, ip);
+out:
+	_stp_kprobe_busy_dec();
 	return 0;
 }
 
@@ -222,6 +226,7 @@ static struct stp_kprobe stp_kprobes[1] = {
 		.probe = &stp_probes[0],
 		.krp.kp.pre_handler = stp_kp_0,
 		.must = true,
+		.ftrace = true,
 	},
 };
 

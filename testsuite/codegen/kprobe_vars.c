@@ -200,26 +200,39 @@ static int stp_kp_0(struct kprobe *kp, struct pt_regs *regs)
 {
 	unsigned long ip = instruction_pointer(regs);
 
+	if (!_stp_kprobe_enter())
+		goto out;
 	instruction_pointer_set(regs, (unsigned long)kp->addr);
 	__stp_probe_run_flags(&stp_probes[0], stp_probe_0, regs, NULL, NULL,
 			STAP_SESSION_RUNNING, STP_RUN_PRINT | STP_RUN_SAMPLED);
 	instruction_pointer_set(regs, ip);
+out:
+	_stp_kprobe_busy_dec();
 	return 0;
 }
 
 static int stp_kp_1(struct kretprobe_instance *ri,
 		    struct pt_regs *regs)
 {
+	_stp_kprobe_busy_inc();
 	__stp_probe_run_flags(&stp_probes[1], stp_probe_1, regs, ri, NULL,
 			STAP_SESSION_RUNNING, STP_RUN_PRINT | STP_RUN_SAMPLED);
+	_stp_kprobe_busy_dec();
 	return 0;
 }
 
 static int stp_kp_1_entry(struct kretprobe_instance *ri,
 			  struct pt_regs *regs)
 {
-	return __stp_probe_run(&stp_entry_probe_1, stp_probe_1_entry,
-			       regs, ri, NULL, STAP_SESSION_RUNNING) ? 1 : 0;
+	int rc = 1;
+
+	if (!_stp_kprobe_enter())
+		goto out;
+	rc = __stp_probe_run(&stp_entry_probe_1, stp_probe_1_entry,
+			     regs, ri, NULL, STAP_SESSION_RUNNING) ? 1 : 0;
+out:
+	_stp_kprobe_busy_dec();
+	return rc;
 }
 
 static struct stp_kprobe stp_kprobes[2] = {
@@ -228,6 +241,7 @@ static struct stp_kprobe stp_kprobes[2] = {
 		.probe = &stp_probes[0],
 		.krp.kp.pre_handler = stp_kp_0,
 		.must = true,
+		.ftrace = true,
 	},
 	{
 		.symbol = "vfs_read",

@@ -1,7 +1,8 @@
 #!/bin/sh
 # sig_kill.sh - the driver of sig_kill.stp: staprun killed with SIGKILL
 # after several delays.  Within 1 s of the kill no probe of the module
-# may be armed (its vfs_read kprobe gone from the kprobes list, the
+# may be armed (its vfs_read kprobe gone from the kprobes list, or its
+# ftrace callback from enabled_functions, the
 # state "stopped, orphaned", or "starting" when it died inside module
 # init); the module stays listed with a reference count of 0, and
 # staprun -d removes it at once.  Prints the rounds that broke that and
@@ -13,8 +14,15 @@ rounds=0
 broken=0
 
 now() { cut -d' ' -f1 /proc/uptime; }
-# the kprobes on vfs_read (the workload's own: none)
-nprobes() { grep -c ' vfs_read+' $L 2>/dev/null; }
+F=/sys/kernel/debug/tracing/enabled_functions
+# the kprobes on vfs_read and the module's ftrace callback there (the
+# workload's own: none)
+nprobes()
+{
+	k=$(grep -c ' vfs_read+' $L 2>/dev/null)
+	f=$(grep -c "^vfs_read .*\[$mod\]" $F 2>/dev/null)
+	echo $((${k:-0} + ${f:-0}))
+}
 loaded() { grep -q "^$mod " /proc/modules; }
 # loading: listed, its init not over
 loading() { grep -q "^$mod .* Loading " /proc/modules; }

@@ -37,6 +37,8 @@ usage: $prog [-d DIR] [-H] [-k KVER]... [-j N] [-t SECS] [-o DIR] [-C] [-v]
   TEST     a test name or shell glob (default: every NAME.stp of DIR)
 Environment: STAP and STAPRUN name the binaries (default: the build
 tree, ./stap or build/stap, ./staprun or build/staprun).
+TAPIR_RUN_DEFINES="NAME[=VAL] ..." adds -DNAME[=VAL] to every module's
+build, e.g. STAP_USE_KPROBES to run the function probes as kprobes.
 EOF
 	exit 2
 }
@@ -314,6 +316,10 @@ build_one()
 		echo failed >"$bdir/status"
 		return
 	fi
+	# every module of the run built with these too (-DSTAP_USE_KPROBES)
+	for d in ${TAPIR_RUN_DEFINES-}; do
+		args+=("-D$d")
+	done
 	key=$( {
 		echo "$thash ${khash[$k]} $k $name dbg=$dbg"
 		printf '%s\n' ${args[@]+"${args[@]}"} -- \

@@ -84,6 +84,11 @@ check_health()
 	cat /sys/kernel/debug/kprobes/list >/tmp/kprobes 2>/dev/null
 	grep -v -x -F -f /tmp/kprobes.base /tmp/kprobes | head -n 10 |
 		sed 's/^/kprobe left: /' >>/tmp/health
+	# the shared ftrace_ops of function entry probes (named by its
+	# module when it is a function's only ftrace user)
+	grep -F ' [t_' /sys/kernel/debug/tracing/enabled_functions \
+		2>/dev/null | head -n 10 | sed 's/^/ftrace probe left: /' \
+		>>/tmp/health
 	grep '^t_' /proc/modules | sed 's/^/module left: /' >>/tmp/health
 	read -r taint </proc/sys/kernel/tainted
 	# machine check, bad page, died, warning, soft lockup

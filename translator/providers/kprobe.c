@@ -5,7 +5,9 @@
  * type source of the kernel or of module M (M may be a pattern too);
  * and the untyped kprobe.function(S), kprobe.module(M).function(S).
  * Every probe is a kprobe (or kretprobe) registered by symbol name
- * ("mod:sym" in a module) at start.
+ * ("mod:sym" in a module) at start, except the entries of the kernel's
+ * own functions, which the runtime puts on one shared ftrace_ops where
+ * ftrace can carry them (runtime/stp_ftrace.c).
  *
  * Probe points that need line tables or inline records (@file, :N,
  * .inline, .label, .callee(s), .statement, addresses) are reported as
@@ -60,6 +62,8 @@ struct kfn {
 	bool must;			/* a registration failure is an error */
 	bool at_entry;			/* parameters by the calling convention */
 	bool absolute;			/* .absolute: addr, no symbol */
+	bool ftrace;			/* a function's entry, which the
+					 * runtime may put on ftrace */
 	uint64_t addr;
 	struct kfunc sig;
 	struct vec vars;		/* struct kvar *, from DWARF */
@@ -1080,6 +1084,10 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 	if (sp.lines)
 		return dw ? build_line(c, k, dw, &sp, pp->loc) : -1;
 	k->at_entry = true;
+	/* not .return, a statement or a module's function (kprobes
+	 * follow a module's loads by name)
+	 */
+	k->ftrace = !k->ret && !stmt && !k->module;
 	if (src->ops->func(src, k->sym, &k->sig)) {
 		k->typed = false;	/* symbol only */
 		use_clones(c, k);
@@ -1445,6 +1453,27 @@ static const char *kfn_probe_type(const struct derived_probe *dp)
 	return k->ret ? "STP_PROBE_KRETPROBE" : "STP_PROBE_KPROBE";
 }
 
+/* Whether the runtime may put probe k on the shared ftrace_ops: not
+ * with registers kept at the entry for it (a kprobe there must run
+ * before its handler, and two ftrace users of one address run in no
+ * set order), nor under -DSTAP_USE_KPROBES.
+ */
+static bool uses_ftrace(struct session *s, const struct kfn *k)
+{
+	int i;
+
+	if (!k->ftrace || k->offset || k->evs.n)
+		return false;
+	for (i = 0; i < s->opt.defines.n; i++) {
+		const char *d = s->opt.defines.items[i];
+
+		if (!strncmp(d, "STAP_USE_KPROBES", 16) &&
+		    (!d[16] || d[16] == '='))
+			return false;
+	}
+	return true;
+}
+
 /* One entry of stp_kprobes: dp's probe on symbol sym. */
 static void emit_kprobe(struct emitter *em, struct strbuf *d,
 			const struct derived_probe *dp, const char *sym)
@@ -1468,11 +1497,13 @@ static void emit_kprobe(struct emitter *em, struct strbuf *d,
 	else
 		sb_printf(d, "\t\t.krp.kp.pre_handler = stp_kp_%d,\n",
 			  dp->index);
-	if (k->ret && (dp->entry_exprs.n || k->paths))
+	if (k->ret)
 		sb_printf(d, "\t\t.krp.entry_handler = "
 			  "stp_kp_%d_entry,\n", dp->index);
 	if (k->must)
 		sb_puts(d, "\t\t.must = true,\n");
+	if (uses_ftrace(emit_session(em), k))
+		sb_puts(d, "\t\t.ftrace = true,\n");
 	if (k->maxactive)
 		sb_printf(d, "\t\t.maxactive = %" PRId64 ",\n",
 			  k->maxactive);
@@ -1482,8 +1513,11 @@ static void emit_kprobe(struct emitter *em, struct strbuf *d,
 	sb_puts(d, "\t},\n");
 }
 
-/* A .return probe's entry handler: a .callee's filter (a call from
- * elsewhere arms no return probe) and the @entry values.
+/* A .return probe's entry handler, which every kretprobe has: nonzero
+ * (no return probe armed) inside another function probe's handler on
+ * this CPU, as an entry probe drops its hit there (a return would find
+ * the probe context busy); a .callee's filter (a call from elsewhere
+ * arms no return probe); the @entry values.
  */
 static void emit_entry_handler(struct strbuf *d,
 			       const struct derived_probe *dp, int n)
@@ -1491,18 +1525,20 @@ static void emit_entry_handler(struct strbuf *d,
 	const struct kfn *k = dp->priv;
 
 	sb_printf(d, "static int stp_kp_%d_entry(struct kretprobe_instance "
-		  "*ri,\n\t\t\t  struct pt_regs *regs)\n{\n", n);
+		  "*ri,\n\t\t\t  struct pt_regs *regs)\n{\n"
+		  "\tint rc = 1;\n\n"
+		  "\tif (!_stp_kprobe_enter())\n\t\tgoto out;\n", n);
 	if (k->paths)
 		sb_printf(d, "\tif (!_stp_kcalled_via(regs, stp_kp_%d_paths, "
-			  "%d, %d))\n\t\treturn 1;\n", n, k->paths->n,
+			  "%d, %d))\n\t\tgoto out;\n", n, k->paths->n,
 			  k->depth);
 	if (dp->entry_exprs.n)
-		sb_printf(d, "\treturn __stp_probe_run(&stp_entry_probe_%d, "
-			  "stp_probe_%d_entry,\n\t\t\t       regs, ri, "
+		sb_printf(d, "\trc = __stp_probe_run(&stp_entry_probe_%d, "
+			  "stp_probe_%d_entry,\n\t\t\t     regs, ri, "
 			  "NULL, STAP_SESSION_RUNNING) ? 1 : 0;\n", n, n);
 	else
-		sb_puts(d, "\treturn 0;\n");
-	sb_puts(d, "}\n\n");
+		sb_puts(d, "\trc = 0;\n");
+	sb_puts(d, "out:\n\t_stp_kprobe_busy_dec();\n\treturn rc;\n}\n\n");
 }
 
 /* FNV-1a, as the runtime hashes the names it looks up. */
@@ -1583,6 +1619,67 @@ static void emit_kentry_probes(struct emitter *em, struct strbuf *d,
 	}
 }
 
+
+/* The runtime's STP_FTRACE_MIN (runtime/stp_ftrace.c): fewer entry
+ * probes than this stay kprobes.
+ */
+static long ftrace_min(struct session *s)
+{
+	long min = 32;
+	int i;
+
+	for (i = 0; i < s->opt.defines.n; i++) {
+		const char *d = s->opt.defines.items[i];
+
+		if (!strncmp(d, "STP_FTRACE_MIN=", 15))
+			min = strtol(d + 15, NULL, 0);
+	}
+	return min;
+}
+
+/* stap -v: how many probes ask for each mechanism, and with -vv the
+ * mechanism of each.  ftrace is what the module asks for: a function
+ * the running kernel's ftrace has no record of stays a kprobe.
+ */
+static void say_mechanisms(struct emitter *em, struct vec *dps)
+{
+	static bool said;	/* pass 3 emits the module twice */
+	struct session *s = emit_session(em);
+	int i, nf = 0, nk = 0, nr = 0, nft = 0;
+
+	if (said || (s->opt.verbose < 1 && s->opt.pass_verbose[2] < 1))
+		return;
+	said = true;
+	for (i = 0; i < dps->n; i++) {
+		const struct kfn *k = ((struct derived_probe *)
+				       dps->items[i])->priv;
+
+		if (!k->ret && uses_ftrace(s, k))
+			nft += k->clones.n ? k->clones.n : 1;
+	}
+	for (i = 0; i < dps->n; i++) {
+		const struct derived_probe *dp = dps->items[i];
+		const struct kfn *k = dp->priv;
+		bool ft = uses_ftrace(s, k) && nft >= ftrace_min(s);
+		const char *how = k->ret ? "kretprobe" : ft ? "ftrace" :
+				  "kprobe";
+		int w = k->clones.n ? k->clones.n : 1;
+
+		if (k->ret)
+			nr += w;
+		else if (ft)
+			nf += w;
+		else
+			nk += w;
+		nk += k->evs.n;
+		if (s->opt.verbose >= 2 || s->opt.pass_verbose[2] >= 2)
+			fprintf(stderr, "%s: %s\n", dp->name, how);
+	}
+	fprintf(stderr, "Function probes: %d through ftrace (kprobes where "
+		"the kernel's ftrace cannot carry them), %d kprobes, %d "
+		"kretprobes\n", nf, nk, nr);
+}
+
 static void kfn_emit_group(struct emitter *em, struct vec *dps)
 {
 	struct strbuf *d = emit_out(em, EMIT_DECLS);
@@ -1607,17 +1704,27 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 				  "struct pt_regs *regs)\n{\n", n);
 		/* the handler sees the probed address as the pc (addr(),
 		 * backtraces), not the byte after the breakpoint that the
-		 * kernel leaves there; it is put back for the kernel.  A
-		 * lean handler reads no register.
+		 * kernel leaves there, nor ftrace's return address into
+		 * the function; it is put back for the kernel (a lean
+		 * handler reads no register).  An entry (kprobe or ftrace)
+		 * is dropped inside another function probe's handler on
+		 * this CPU, as the kernel drops a kprobe hit while a kprobe
+		 * handler runs; a return runs (its entry was not dropped)
+		 * and keeps the count raised.
 		 */
 		pc = !k->ret && !emit_probe_lean(em, dp);
 		if (pc)
 			sb_puts(d, "\tunsigned long ip = "
 				"instruction_pointer(regs);\n\n");
+		if (!k->ret)
+			sb_puts(d, "\tif (!_stp_kprobe_enter())\n"
+				"\t\tgoto out;\n");
+		else
+			sb_puts(d, "\t_stp_kprobe_busy_inc();\n");
 		if (k->paths && !k->ret)
 			sb_printf(d, "\tif (!_stp_kcalled_via(regs, "
 				  "stp_kp_%d_paths, %d, %d))\n"
-				  "\t\treturn 0;\n", n, k->paths->n, k->depth);
+				  "\t\tgoto out;\n", n, k->paths->n, k->depth);
 		if (pc)
 			sb_puts(d, "\tinstruction_pointer_set(regs, "
 				"(unsigned long)kp->addr);\n");
@@ -1634,8 +1741,10 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 				  emit_probe_run_flags(em, dp));
 		if (pc)
 			sb_puts(d, "\tinstruction_pointer_set(regs, ip);\n");
-		sb_puts(d, "\treturn 0;\n}\n\n");
-		if (k->ret && (dp->entry_exprs.n || k->paths))
+		if (!k->ret)
+			sb_puts(d, "out:\n");
+		sb_puts(d, "\t_stp_kprobe_busy_dec();\n\treturn 0;\n}\n\n");
+		if (k->ret)
 			emit_entry_handler(d, dp, n);
 	}
 	for (i = 0, total = 0; i < dps->n; i++) {
@@ -1661,6 +1770,7 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 		emit_kentry_probes(em, d, dp);
 	}
 	sb_puts(d, "};\n\n");
+	say_mechanisms(em, dps);
 	sb_printf(emit_out(em, EMIT_START),
 		  "\trc = _stp_kprobes_register(stp_kprobes, %d);\n", total);
 	sb_printf(emit_out(em, EMIT_STOP),

@@ -1,0 +1,299 @@
+/* stp_ftrace.c - entry probes of kernel functions through one ftrace_ops
+ * shared by the whole module: its filter holds every probed function's
+ * fentry site, set in one update, and the callback finds the probes of
+ * the address it is called for by binary search.  Probes ftrace cannot
+ * carry stay kprobes (stp_kprobe.c).  Included by stp_kprobe.c.
+ *
+ * Which functions ftrace can carry is the kernel's own answer: each
+ * name is first registered as a disabled kprobe, which resolves the
+ * name to the probed address (the fentry site, past an ENDBR) and flags
+ * it KPROBE_FLAG_FTRACE when ftrace has a record there, without arming
+ * anything; the lookups go in one batch unregistration.
+ *
+ * Unload: the ops lives in the module's data, so ftrace treats it as
+ * dynamic, and unregister_ftrace_function() returns only after every
+ * CPU has left its trampoline and this callback (which runs with
+ * preemption off): the table the callback reads is freed after that.
+ *
+ * Part of the core (stp_core.c includes stp_kprobe.c, which includes
+ * this): the script's module only marks its entries .ftrace.
+ */
+
+#ifdef STAPCONF_FTRACE_FILTER_IPS
+#ifndef STAP_USE_KPROBES
+#define STP_FTRACE 1
+#endif
+#endif
+
+/* Below this many entry probes, kprobes: a kprobe hit costs no more,
+ * and removing a module's ftrace_ops waits for an RCU-tasks grace
+ * period on a preemptible kernel (about a second under emulation on
+ * PREEMPT_RT), which a handful of kprobes do not.  The shared ops pays
+ * off with many probes: armed and disarmed in one code update each.
+ * -D STP_FTRACE_MIN=1 puts even one probe on ftrace.
+ */
+#ifndef STP_FTRACE_MIN
+#define STP_FTRACE_MIN 32
+#endif
+
+#ifdef STP_FTRACE
+#include <linux/ftrace.h>
+#include <linux/sort.h>
+
+struct stp_fentry {
+	unsigned long ip;		/* fentry site */
+	struct stp_kprobe *k;
+};
+
+/* Set before the ops is registered, freed after it is unregistered:
+ * the callback reads them without a lock.
+ */
+static struct stp_fentry *_stp_fe;
+static int _stp_fe_n;
+static bool _stp_fops_on;
+
+
+/* The first entry of ip, or n. */
+static __always_inline int _stp_fentry_find(unsigned long ip)
+{
+	int lo = 0, hi = _stp_fe_n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (_stp_fe[mid].ip < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Each probe of ip runs its kprobe pre-handler with the saved regs,
+ * whose ip the handler itself sets to the probed address (kp->addr,
+ * the fentry site) and puts back, as it does on a kprobe.
+ *
+ * Context: preemption off (the recursion guard), interrupts as the
+ * traced function had them, so an interrupt may come in the middle of
+ * a handler on this CPU.  ftrace's guard lets one level of recursion in
+ * the same context through (its transition bit), so a probed function
+ * that the handler itself calls comes back here too.  Both are dropped
+ * by the per-CPU count every function probe handler raises, as the
+ * kernel drops a kprobe hit while a kprobe handler runs.
+ */
+static void notrace _stp_ftrace_cb(unsigned long ip, unsigned long pip,
+				   struct ftrace_ops *op,
+				   struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	int bit, i;
+
+	if (unlikely(!regs))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, pip);
+	if (bit < 0)
+		return;
+	if (_stp_kprobe_busy_any() || unlikely(!rcu_is_watching()))
+		goto out;
+	for (i = _stp_fentry_find(ip); i < _stp_fe_n && _stp_fe[i].ip == ip;
+	     i++) {
+		struct kprobe *kp = &_stp_fe[i].k->krp.kp;
+
+		kp->pre_handler(kp, regs);
+	}
+out:
+	ftrace_test_recursion_unlock(bit);
+}
+
+/* Neither FL_RCU nor FL_RECURSION, which would put ftrace's assist
+ * function (a second recursion guard and the RCU check) in front of
+ * every hit: the callback guards itself, and runs no probe where RCU is
+ * not watching (idle, entry code), as a handler that takes the probe
+ * context must not.
+ */
+static struct ftrace_ops _stp_fops = {
+	.func = _stp_ftrace_cb,
+	.flags = FTRACE_OPS_FL_SAVE_REGS,
+};
+
+static int _stp_fentry_cmp(const void *a, const void *b)
+{
+	const struct stp_fentry *x = a, *y = b;
+
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+/* Resolve the candidates with disabled kprobes: fe[i].ip is the fentry
+ * site of fe[i].k, or 0 when ftrace cannot carry it.
+ */
+static int _stp_ftrace_resolve(struct stp_fentry *fe, int n)
+{
+	struct kprobe *kps;
+	struct kprobe **list;
+	int i, nl = 0;
+
+	kps = kvcalloc(n, sizeof(*kps), GFP_KERNEL);
+	list = kvcalloc(n, sizeof(*list), GFP_KERNEL);
+	if (!kps || !list) {
+		kvfree(kps);
+		kvfree(list);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		if (fatal_signal_pending(current))
+			break;
+		kps[i].symbol_name = fe[i].k->symbol;
+		kps[i].flags = KPROBE_FLAG_DISABLED;
+		if (register_kprobe(&kps[i]))
+			continue;
+		list[nl++] = &kps[i];
+		if (kprobe_ftrace(&kps[i]))
+			fe[i].ip = (unsigned long)kps[i].addr;
+	}
+	if (nl)
+		unregister_kprobes(list, nl);
+	kvfree(kps);
+	kvfree(list);
+	return fatal_signal_pending(current) ? -EINTR : 0;
+}
+
+/* The filter: in one call, or, when the kernel refuses an address, in
+ * halves until the refused ones are found (their probes stay kprobes).
+ * The ops is not registered yet: no code changes here.
+ */
+static void _stp_ftrace_filter(unsigned long *ips, int n)
+{
+	int half;
+
+	if (!n || !ftrace_set_filter_ips(&_stp_fops, ips, n, 0, 0))
+		return;
+	if (n == 1) {
+		ips[0] = 0;
+		return;
+	}
+	half = n / 2;
+	_stp_ftrace_filter(ips, half);
+	_stp_ftrace_filter(ips + half, n - half);
+}
+
+static void _stp_ftrace_free(void)
+{
+	kvfree(_stp_fe);
+	_stp_fe = NULL;
+	_stp_fe_n = 0;
+}
+
+/* The distinct sites of the table, filtered; entries whose site the
+ * kernel refused are dropped.  How many remain.
+ */
+static int _stp_ftrace_set(struct stp_fentry *fe, int n)
+{
+	unsigned long *ips = kvcalloc(n, sizeof(*ips), GFP_KERNEL);
+	unsigned long prev;
+	int i, j, p, nips = 0;
+
+	if (!ips)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!nips || ips[nips - 1] != fe[i].ip)
+			ips[nips++] = fe[i].ip;
+	_stp_ftrace_filter(ips, nips);
+	/* ips[p] is the p-th distinct site of fe, 0 when refused */
+	for (i = 0, j = 0, p = -1, prev = 0; i < n; i++) {
+		if (fe[i].ip != prev) {
+			prev = fe[i].ip;
+			p++;
+		}
+		if (ips[p])
+			fe[j++] = fe[i];
+	}
+	kvfree(ips);
+	return j;
+}
+
+/* Register every candidate of k[0..n) that ftrace can carry through
+ * the shared ops and mark it fentry; the others are left for kprobes.
+ * Only -EINTR (staprun killed) is an error: anything else means kprobes.
+ */
+static int _stp_ftrace_register(struct stp_kprobe *k, int n)
+{
+	struct stp_fentry *fe;
+	int i, m = 0, rc;
+
+	for (i = 0; i < n; i++)
+		if (k[i].ftrace && !k[i].ret && !k[i].offset && k[i].symbol &&
+		    !_stp_kprobe_modlen(&k[i]))
+			m++;
+	if (!m || m < STP_FTRACE_MIN)
+		return 0;
+	fe = kvcalloc(m, sizeof(*fe), GFP_KERNEL);
+	if (!fe)
+		return 0;
+	for (i = 0, m = 0; i < n; i++)
+		if (k[i].ftrace && !k[i].ret && !k[i].offset && k[i].symbol &&
+		    !_stp_kprobe_modlen(&k[i]))
+			fe[m++].k = &k[i];
+	rc = _stp_ftrace_resolve(fe, m);
+	if (rc) {
+		kvfree(fe);
+		return rc == -EINTR ? rc : 0;
+	}
+	sort(fe, m, sizeof(*fe), _stp_fentry_cmp, NULL);
+	for (i = 0; i < m && !fe[i].ip; i++)
+		;
+	memmove(fe, fe + i, (m - i) * sizeof(*fe));
+	m = _stp_ftrace_set(fe, m - i);
+	if (!m) {
+		ftrace_free_filter(&_stp_fops);
+		kvfree(fe);
+		return 0;
+	}
+	/* the pc the handler shows (addr(), backtraces), before the
+	 * first hit
+	 */
+	for (i = 0; i < m; i++)
+		fe[i].k->krp.kp.addr = (kprobe_opcode_t *)fe[i].ip;
+	_stp_fe = fe;
+	_stp_fe_n = m;
+	rc = register_ftrace_function(&_stp_fops);
+	if (rc) {
+		_stp_ctl_printf(STP_MSG_WARNING, false, "WARNING: ftrace "
+				"refused the function probes (%d): they are "
+				"kprobes instead\n", rc);
+		ftrace_free_filter(&_stp_fops);
+		_stp_ftrace_free();
+		return 0;
+	}
+	_stp_fops_on = true;
+	for (i = 0; i < m; i++)
+		fe[i].k->fentry = true;
+	return 0;
+}
+
+static void _stp_ftrace_unregister(struct stp_kprobe *k, int n)
+{
+	int i;
+
+	if (_stp_fops_on) {
+		/* returns once no CPU can be in _stp_ftrace_cb */
+		unregister_ftrace_function(&_stp_fops);
+		ftrace_free_filter(&_stp_fops);
+		_stp_fops_on = false;
+	}
+	_stp_ftrace_free();
+	for (i = 0; i < n; i++)
+		k[i].fentry = false;
+}
+
+#else /* !STP_FTRACE */
+
+static int _stp_ftrace_register(struct stp_kprobe *k, int n)
+{
+	return 0;
+}
+
+static void _stp_ftrace_unregister(struct stp_kprobe *k, int n)
+{
+}
+
+#endif /* STP_FTRACE */
