@@ -50,5 +50,10 @@ static inline size_t __maybe_unused _stp_strlcpy(char *dst, const char *src,
 }
 #define strlcpy _stp_strlcpy
 #endif
+/* fcheck_files() became files_lookup_fd_raw() in 5.11 */
+#if defined(STAPCONF_FILES_LOOKUP_FD_RAW) && !defined(fcheck_files)
+#include <linux/fdtable.h>
+#define fcheck_files(files, fd) files_lookup_fd_raw(files, fd)
+#endif
 
 #endif

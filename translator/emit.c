@@ -4760,6 +4760,11 @@ static void gen_globals_init(struct emitter *em, struct strbuf *o)
 	sb_puts(o, "}\n\n");
 }
 
+/* One module parameter per global of the script (-G NAME=VALUE).  The
+ * parameter is named after the global, and a global may share its name
+ * with a macro of the kernel's headers (ATTR_MODE, PAGE_SIZE): the name
+ * is kept from expanding around the macro's own use of it.
+ */
 static void gen_module_params(struct emitter *em, struct strbuf *o)
 {
 	struct session *s = em->s;
@@ -4771,12 +4776,15 @@ static void gen_module_params(struct emitter *em, struct strbuf *o)
 
 		if (is_array(v) || is_stat_var(v) || v->from_tapset)
 			continue;
+		sb_printf(o, "#pragma push_macro(\"%s\")\n#undef %s\n",
+			  v->name, v->name);
 		if (v->type == TY_STRING)
 			sb_printf(o, "module_param_string(%s, %s, MAXSTRINGLEN, "
 				  "0);\n", v->name, (const char *)v->priv);
 		else
 			sb_printf(o, "module_param_named(%s, %s, long, 0);\n",
 				  v->name, (const char *)v->priv);
+		sb_printf(o, "#pragma pop_macro(\"%s\")\n", v->name);
 		params = true;
 	}
 	if (params)

@@ -44,6 +44,14 @@ static const struct conf_probe conf_probes[] = {
 	  "#include <linux/string.h>\n"
 	  "size_t t(char *d, const char *s);\n"
 	  "size_t t(char *d, const char *s) { return strlcpy(d, s, 4); }\n" },
+	/* 5.11 on, the name fcheck_files() took; embedded C asks for it
+	 * by this name, and the runtime maps fcheck_files() onto it
+	 */
+	{ "STAPCONF_FILES_LOOKUP_FD_RAW",
+	  "#include <linux/fdtable.h>\n"
+	  "struct file *t(struct files_struct *f);\n"
+	  "struct file *t(struct files_struct *f) "
+	  "{ return files_lookup_fd_raw(f, 0); }\n" },
 	{ "STAPCONF_GET_RANDOM_U32_BELOW",
 	  "#include <linux/random.h>\n"
 	  "u32 t(void);\nu32 t(void) { return get_random_u32_below(7); }\n" },

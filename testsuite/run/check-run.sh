@@ -16,7 +16,7 @@ vmdir=$top/testsuite/vm
 usage()
 {
 	cat <<EOF
-usage: $prog [-d DIR] [-H] [-k KVER]... [-j N] [-t SECS] [-o DIR] [-C] [-v]
+usage: $prog [-d DIR] [-H | -D] [-k KVER]... [-j N] [-t SECS] [-o DIR] [-C] [-v]
        [TEST...]
        $prog [-d DIR] -p PASS [-v] [TEST...]
   -d DIR   the tests are DIR/NAME.stp (default: this script's directory);
@@ -25,6 +25,8 @@ usage: $prog [-d DIR] [-H] [-k KVER]... [-j N] [-t SECS] [-o DIR] [-C] [-v]
            in the guest during the runs, and after each run the guest
            must be alive, with nothing new in dmesg that shows a kernel
            problem, no kprobe and no t_* module left
+  -D       the health check of -H after each run, without its workload:
+           for scripts from elsewhere, whose results are not compared
   -k KVER  a kernel release to test (repeatable); default: the kernels
            of testsuite/lib.sh (default_kernels), all of them required
   -j N     module builds run in parallel (default 2)
@@ -46,6 +48,7 @@ EOF
 kvers=()
 cases=$here
 hostile=
+watch=
 jobs=2
 limit=20
 pass=
@@ -462,6 +465,7 @@ stage()
 	{
 		cat "$here/vm-run.sh"
 		[ -n "$hostile" ] && echo 'hostile'
+		[ -n "$watch" ] && echo 'watch'
 		for name in "$@"; do
 			cp "$tmp/$kver/build/$name/t_$name.ko" "$stage/"
 			stage_run_line "$name"
@@ -499,7 +503,7 @@ boot()
 	# Boot, then every test at its limit at worst: the VM's own time
 	# limits only stop a hung kernel.
 	secs=$((120 + $2 * 5))
-	[ -n "$hostile" ] && secs=$((120 + $(cat "$d/secs")))
+	[ -n "$hostile$watch" ] && secs=$((120 + $(cat "$d/secs")))
 	: >"$d/results"
 	"$vmdir/run-vm.sh" -k "$kver" -i "$d/initrd" -T stap-run \
 		-u "$secs" -t $((secs + 60)) -l "$d/console.log" \
@@ -798,10 +802,11 @@ setup_env()
 parse_options()
 {
 	local opt
-	while getopts 'd:Hk:j:t:o:p:Cvh' opt; do
+	while getopts 'd:HDk:j:t:o:p:Cvh' opt; do
 		case $opt in
 		d) cases=$OPTARG ;;
 		H) hostile=1 ;;
+		D) watch=1 ;;
 		k) kvers+=("$OPTARG") ;;
 		j) jobs=$OPTARG ;;
 		t) limit=$OPTARG ;;

@@ -12,6 +12,7 @@
 # that kills the kernel can be named.
 
 chan=/dev/ttyS1
+workload=
 after=
 health=
 orphan=
@@ -71,6 +72,15 @@ hostile()
 	cat /sys/kernel/debug/kprobes/list >/tmp/kprobes.base 2>/dev/null
 }
 
+# watch: the health check of hostile after each run, without the
+# workload (check-run.sh -D).
+watch()
+{
+	health=1
+	dmesg -c >/dev/null
+	cat /sys/kernel/debug/kprobes/list >/tmp/kprobes.base 2>/dev/null
+}
+
 # check_health: what is wrong with the guest after a run, one line each,
 # into /tmp/health (empty: nothing): a kernel problem in the messages
 # since the last check, a kprobe or a t_* module left, damage taint
@@ -98,8 +108,9 @@ check_health()
 	if [ "$(echo alive | timeout 10 cat)" != alive ]; then
 		echo "the guest cannot run a process" >>/tmp/health
 	fi
-	kill -0 "$workload" 2>/dev/null ||
+	if [ -n "$workload" ] && ! kill -0 "$workload" 2>/dev/null; then
 		echo "the workload is gone" >>/tmp/health
+	fi
 	# what a run left must not spoil the next ones: a staprun that
 	# outlived its driver, then its module
 	for p in $(pidof staprun); do
