@@ -138,9 +138,13 @@ h3=root@127.0.0.1:$p3
 # Run A: three hosts, one unreachable; stopped by SIGINT once both ran
 # their begin probes.  Job control: a background job would start with
 # SIGINT ignored.
+# (the files exist before the job opens them: the loop below reads
+# run.out at once, and a loaded machine may start the job late)
+: >"$tmp/run.out"
+: >"$tmp/run.err"
 set -m
 "$STAP" --remote-prefix --remote "$h1" --remote "$h2" --remote "$h3" \
-	-e "$script_a" >"$tmp/run.out" 2>"$tmp/run.err" </dev/null &
+	-e "$script_a" >>"$tmp/run.out" 2>>"$tmp/run.err" </dev/null &
 pid=$!
 set +m
 t0=$SECONDS
