@@ -75,7 +75,10 @@ struct stp_rwlock *const stp_global_locks[] = {
 };
 const int stp_nglobal_locks = 3;
 
+#pragma push_macro("count")
+#undef count
 module_param_named(count, g_count, long, 0);
+#pragma pop_macro("count")
 
 /* probes that run the handler and lock functions of another */
 #define stp_probe_2 stp_probe_1

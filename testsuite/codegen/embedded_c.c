@@ -78,7 +78,10 @@ struct stp_rwlock *const stp_global_locks[] = {
 };
 const int stp_nglobal_locks = 1;
 
+#pragma push_macro("cap")
+#undef cap
 module_param_named(cap, g_cap, long, 0);
+#pragma pop_macro("cap")
 
 static void stp_fn_twice_1(struct context *c);
 static void stp_fn_tag_1(struct context *c);

@@ -49,7 +49,10 @@ struct stp_rwlock *const stp_global_locks[] = {
 };
 const int stp_nglobal_locks = 1;
 
+#pragma push_macro("ticks")
+#undef ticks
 module_param_named(ticks, g_ticks, long, 0);
+#pragma pop_macro("ticks")
 
 static void stp_probe_0(struct context *c);
 static void stp_probe_1(struct context *c);

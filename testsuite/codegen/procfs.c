@@ -51,7 +51,10 @@ struct stp_rwlock *const stp_global_locks[] = {
 };
 const int stp_nglobal_locks = 1;
 
+#pragma push_macro("value")
+#undef value
 module_param_string(value, g_value, MAXSTRINGLEN, 0);
+#pragma pop_macro("value")
 
 static void stp_probe_0(struct context *c);
 static void stp_probe_1(struct context *c);

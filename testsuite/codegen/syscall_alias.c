@@ -694,7 +694,10 @@ struct stp_rwlock *const stp_global_locks[] = {
 };
 const int stp_nglobal_locks = 2;
 
+#pragma push_macro("fails")
+#undef fails
 module_param_named(fails, g_fails, long, 0);
+#pragma pop_macro("fails")
 
 static void stp_fn___int32_1(struct context *c);
 static void stp_fn_user_string_quoted_1(struct context *c);

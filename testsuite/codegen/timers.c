@@ -64,7 +64,10 @@ struct stp_rwlock *const stp_global_locks[] = {
 };
 const int stp_nglobal_locks = 1;
 
+#pragma push_macro("n")
+#undef n
 module_param_named(n, g_n, long, 0);
+#pragma pop_macro("n")
 
 static void stp_fn_exit_0(struct context *c);
 static void stp_probe_0(struct context *c);
