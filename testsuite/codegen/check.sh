@@ -22,29 +22,9 @@
 
 set -u
 
-if [ $# -lt 2 ]; then
-	echo "usage: $0 STAP SRCDIR [--update] [PATTERN...]" >&2
-	exit 2
-fi
-
-stap=$1
-srcdir=$2
-shift 2
-update=0
-patterns=()
-for a in "$@"; do
-	case $a in
-	--update) update=1 ;;
-	*) patterns+=("$a") ;;
-	esac
-done
-
-case $stap in
-/*) ;;
-*/*) stap=$(cd "$(dirname "$stap")" && pwd)/$(basename "$stap") ;;
-*) stap=$(command -v "$stap") ;;
-esac
-srcdir=$(cd "$srcdir" && pwd) || exit 2
+# shellcheck source=testsuite/golden-args.sh
+. "$(dirname "$0")/../golden-args.sh"
+golden_args "$@"
 dir=$srcdir/testsuite/codegen
 builddir=${TAPIR_BUILDDIR:-$(dirname "$stap")}
 builddir=$(cd "$builddir" && pwd) || exit 2
