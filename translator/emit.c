@@ -622,6 +622,18 @@ static const char *plain_text(struct emitter *em, const struct expr *e)
 	return arena_printf(em->s->arena, "(int64_t)%s", plain_u64(em, e));
 }
 
+/* e as an operand: its plain text when it has one, else its code. */
+static void gen_operand(struct emitter *em, struct strbuf *o,
+			const struct expr *e)
+{
+	const char *plain = plain_text(em, e);
+
+	if (plain)
+		sb_puts(o, plain);
+	else
+		gen_expr(em, o, e);
+}
+
 /* a OP b for the arithmetic and bitwise operators; near is where a
  * division by zero is reported.  A shift count is taken modulo 64, as
  * x86 does and the established tool's generated code does (3 << 65 is
@@ -2470,12 +2482,8 @@ static bool gen_scalar_stmt(struct emitter *em, struct strbuf *o,
 	if (is_stat_var(lv->var)) {
 		if (e->kind != EX_ASSIGN || strcmp(e->op, "<<<"))
 			return false;
-		r = plain_text(em, v);
 		sb_printf(o, "_stp_stat_add(%s, ", x);
-		if (r)
-			sb_puts(o, r);
-		else
-			gen_expr(em, o, v);
+		gen_operand(em, o, v);
 		sb_puts(o, ");");
 		return true;
 	}
@@ -2515,16 +2523,13 @@ static bool gen_scalar_stmt(struct emitter *em, struct strbuf *o,
 	}
 	if (lv->type != TY_LONG || e->type != TY_LONG)
 		return false;
-	r = plain_text(em, v);
 	if (!strcmp(e->op, "=")) {
 		sb_printf(o, "%s = ", x);
-		if (r)
-			sb_puts(o, r);
-		else
-			gen_expr(em, o, v);
+		gen_operand(em, o, v);
 		sb_putc(o, ';');
 		return true;
 	}
+	r = plain_text(em, v);
 	if (!r || is_divide(e->op) || !strcmp(e->op, "<<<") ||
 	    strlen(e->op) < 2)
 		return false;
