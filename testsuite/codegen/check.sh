@@ -15,7 +15,7 @@
 # @KERNEL612@ stands for the newest 6.12 kernel release in /boot (not
 # -rt), @DBGKERNEL@ for the newest one with its -dbg package (DWARF),
 # @PROGRAMS@ for the test programs (BUILDDIR/testsuite/programs, built
-# by make check).  In NAME.c the programs' directory is written
+# by make check, run from a copy under /tmp).  In NAME.c the programs' directory is written
 # @PROGRAMS@ and the kernel releases as their tokens; no other absolute
 # path may appear there.
 # Output is TAP, closed by "# codegen: N passed, N failed".
@@ -44,7 +44,16 @@ if [ ! -x "$stap" ]; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/codegen.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+# The test programs are copied to a path of the same length wherever
+# the build tree is (/tmp/cgp.XXXXXX/p, whatever TMPDIR says): -p3
+# breaks long lines, so the C must not depend on that path's length.
+ptmp=$(mktemp -d /tmp/cgp.XXXXXX) || exit 2
+trap 'rm -rf "$tmp" "$ptmp"' EXIT
+built=$programs	# named in the programs' DWARF: normalised too
+if [ -d "$programs" ]; then
+	cp -a "$programs" "$ptmp/p" || exit 2
+	programs=$ptmp/p
+fi
 
 # Nothing of the host in the C: no rc file, no locale, no SYSTEMTAP_*.
 mkdir -p "$tmp/stapdir"
@@ -103,6 +112,7 @@ split_words()
 normalise()
 {
 	sed -e "s/$(sed_quote "$programs")/@PROGRAMS@/g" \
+	    -e "s/$(sed_quote "$built")/@PROGRAMS@/g" \
 	    -e "s/$(sed_quote "$kernel612")/@KERNEL612@/g" \
 	    -e "s/$(sed_quote "$dbgkernel")/@DBGKERNEL@/g" "$1"
 }
