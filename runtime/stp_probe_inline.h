@@ -179,21 +179,23 @@ static __always_inline void _stp_overload_account(struct context *c,
 DECLARE_PER_CPU(int, _stp_lean_tick);
 unsigned int _stp_sample_next(void);
 
-/* The weight of this hit: 0 (not timed) or the hits it stands for. */
-static __always_inline unsigned int _stp_sample_take(void)
-{
-	if (!STP_LEAN_SAMPLE)
-		return 1;
-	if (likely(this_cpu_dec_return(_stp_lean_tick) >= 0))
-		return 0;
-	return _stp_sample_next();
-}
-
 /* The last argument of __stp_probe_run_flags: what the translator knows
  * of the handler.
  */
 #define STP_RUN_PRINT	1	/* it may print: flush at its end */
 #define STP_RUN_SAMPLED	2	/* its cost is bounded: sample the time */
+
+/* The weight of this hit of a handler run with flags: 0 (not timed) or
+ * the hits it stands for.
+ */
+static __always_inline unsigned int _stp_run_weight(unsigned int flags)
+{
+	if (!STP_LEAN_SAMPLE || !(flags & STP_RUN_SAMPLED))
+		return 1;
+	if (likely(this_cpu_dec_return(_stp_lean_tick) >= 0))
+		return 0;
+	return _stp_sample_next();
+}
 
 /* Run handler for probe p in a fresh context: 0 when it ran without an
  * error, -1 when it was skipped (also for want of its global locks) or
@@ -238,12 +240,9 @@ __stp_probe_run_flags(const struct stp_probe *p,
 		      struct kretprobe_instance *ri, const u64 *targs,
 		      int want_state, unsigned int flags)
 {
-	unsigned int weight = 1;
-
-	if (flags & STP_RUN_SAMPLED)
-		weight = _stp_sample_take();
 	return __stp_probe_run_w(p, handler, regs, ri, targs, want_state,
-				 flags & STP_RUN_PRINT, weight, NULL);
+				 flags & STP_RUN_PRINT, _stp_run_weight(flags),
+				 NULL);
 }
 
 /* A uretprobe's run, and the run of its entry part, with the values
@@ -254,12 +253,9 @@ __stp_probe_run_edata(const struct stp_probe *p,
 		      void (*handler)(struct context *), struct pt_regs *regs,
 		      void *edata, int want_state, unsigned int flags)
 {
-	unsigned int weight = 1;
-
-	if (flags & STP_RUN_SAMPLED)
-		weight = _stp_sample_take();
 	return __stp_probe_run_w(p, handler, regs, NULL, NULL, want_state,
-				 flags & STP_RUN_PRINT, weight, edata);
+				 flags & STP_RUN_PRINT, _stp_run_weight(flags),
+				 edata);
 }
 
 /* A lean handler (the translator's emit.c says which are: integer
