@@ -72,6 +72,7 @@ struct emitter {
 	const char **lits_of;		/* per probe: its literal table */
 	bool *counter;			/* per global: a counter (below) */
 	bool *lockfree;			/* per probe: takes no lock */
+	bool *lean_lockfree;		/* per probe: its lean copy takes none */
 };
 
 /* The probes of a family that is emitted all at once. */
@@ -3584,18 +3585,16 @@ bool emit_probe_lean(struct emitter *em, const struct derived_probe *dp)
 	return dp->lean;
 }
 
-/* The handler's globals, taken at its start (none, no code). */
-static bool lean_lock_free(struct emitter *em, struct derived_probe *dp);
-
 /* No lock to take: the handler touches no global, or this is the lean
- * copy of one that only adds to a scalar counter.
+ * copy of one that only adds to a scalar counter (probe_lock_needs).
  */
 static bool no_locks(struct emitter *em, const struct derived_probe *dp)
 {
 	return em->lockfree[dp->index] ||
-	       (em->lean && lean_lock_free(em, (struct derived_probe *)dp));
+	       (em->lean && em->lean_lockfree[dp->index]);
 }
 
+/* The handler's globals, taken at its start (none, no code). */
 static void gen_lock(struct emitter *em, const struct derived_probe *dp)
 {
 	if (no_locks(em, dp))
@@ -4169,27 +4168,31 @@ static void lock_walk_probe(struct emitter *em, struct derived_probe *dp,
 		elab_walk_expr(&lw->w, dp->cond);
 }
 
-/* A lean handler whose only global is a scalar counter that it only
- * adds to needs no lock: the add is one atomic operation, which a
- * reader (holding the exclusive lock) sees wholly before or after its
- * read, as if the hit came before or after; and no other global can be
- * seen half-updated with it.
+/* From one walk over dp's handler: whether it touches no global
+ * (em->lockfree: no lock code at all), and whether its lean copy needs
+ * no lock (em->lean_lockfree): its only global is a scalar counter that
+ * it only adds to, one atomic operation, which a reader (holding the
+ * exclusive lock) sees wholly before or after its read, as if the hit
+ * came before or after; and no other global can be seen half-updated
+ * with it.
  */
-static bool lean_lock_free(struct emitter *em, struct derived_probe *dp)
+static void probe_lock_needs(struct emitter *em, struct derived_probe *dp)
 {
 	struct lock_walk lw;
-	int i, g = -1;
+	bool adds_only = true;
+	int i, n = 0;
 
 	lock_walk_probe(em, dp, &lw);
 	for (i = 0; i < em->s->globals.n; i++) {
 		if (!lw.read[i] && !lw.write[i])
 			continue;
-		if (g >= 0 || lw.write[i] || !em->counter[i] ||
+		n++;
+		if (lw.write[i] || !em->counter[i] ||
 		    is_array(em->s->globals.items[i]))
-			return false;
-		g = i;
+			adds_only = false;
 	}
-	return g >= 0;
+	em->lockfree[dp->index] = n == 0;
+	em->lean_lockfree[dp->index] = n == 1 && adds_only;
 }
 
 /* The globals dp's handler reads or writes (through the functions it
@@ -4207,16 +4210,6 @@ static void probe_globals(struct emitter *em, struct derived_probe *dp,
 		if (lw.write[i] || lw.read[i])
 			vec_push(s->arena, taken, (void *)(intptr_t)i);
 	*lw_out = lw;
-}
-
-/* Whether dp's handler touches no global: it then has no lock code. */
-static bool probe_lockfree(struct emitter *em, struct derived_probe *dp)
-{
-	struct lock_walk lw;
-	struct vec taken = { 0 };
-
-	probe_globals(em, dp, &lw, &taken);
-	return taken.n == 0;
 }
 
 static void gen_lock_one(struct emitter *em, struct strbuf *o,
@@ -5381,6 +5374,7 @@ int emit_module(struct session *s, const char *module_name,
 	em.lits_of = arena_alloc(s->arena, sizeof(*em.lits_of) *
 				 (size_t)(s->probes.n + 1));
 	em.lockfree = arena_alloc(s->arena, (size_t)s->probes.n + 1);
+	em.lean_lockfree = arena_alloc(s->arena, (size_t)s->probes.n + 1);
 	name_globals(&em);
 	find_counters(&em);
 	em.max_nesting = compute_nesting(s, &em.recursive);
@@ -5393,7 +5387,7 @@ int emit_module(struct session *s, const char *module_name,
 
 		dp->index = i;
 		em.dp = dp;
-		em.lockfree[i] = probe_lockfree(&em, dp);
+		probe_lock_needs(&em, dp);
 		if (dp->entry_exprs.n)
 			gen_entry_body(&em, dp);
 		gen_probe_body(&em, dp);
