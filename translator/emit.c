@@ -2560,6 +2560,14 @@ static const char *effect_text(struct emitter *em, const struct expr *e)
 	const char *r;
 
 	sb_init(&o);
+	if (e->kind == EX_ASSIGN && e->b->kind == EX_CALL &&
+	    gen_scalar_stmt(em, &o, e)) {
+		/* a call stored in place is statements: for (a = f(); ...) */
+		sb_puts(&o, " })");
+		r = arena_printf(em->s->arena, "({ %s", o.buf);
+		sb_free(&o);
+		return r;
+	}
 	if (gen_scalar_stmt(em, &o, e)) {
 		o.buf[--o.len] = '\0';		/* the ';' */
 	} else {
