@@ -1109,6 +1109,8 @@ static bool is_elem_write(const struct expr *e)
 
 static void gen_target_store(struct emitter *em, struct strbuf *o,
 			     const struct expr *lv, const char *value_var);
+static bool gen_target_rmw(struct emitter *em, struct strbuf *o,
+			   const struct expr *e);
 
 /* Store into a variable or a target (elements: gen_elem_write); the
  * expression's value is the stored value.
@@ -1203,6 +1205,8 @@ static void gen_assign(struct emitter *em, struct strbuf *o,
 		gen_scalar_op(em, o, e);
 		return;
 	}
+	if (strcmp(op, "=") && gen_target_rmw(em, o, e))
+		return;
 	sb_puts(o, "({ int64_t __v = ");
 	if (!strcmp(op, "=")) {
 		gen_expr(em, o, e->b);
@@ -1229,6 +1233,8 @@ static void gen_incdec(struct emitter *em, struct strbuf *o,
 		gen_elem_write(em, o, e, true);
 		return;
 	}
+	if (gen_target_rmw(em, o, e))
+		return;
 	sb_puts(o, "({ int64_t __old = ");
 	gen_load(em, o, e->a);
 	sb_printf(o, ", __v = (int64_t)((uint64_t)__old + (uint64_t)%s); ",
@@ -2312,6 +2318,61 @@ static void gen_target_store(struct emitter *em, struct strbuf *o,
 	em->uread = lv->tref->user;
 	gen_target_write(em, o, lv, value_var);
 	em->uread = old;
+}
+
+/* $x OP= v, $x++ on a target in memory (guru mode): its address is
+ * computed once, so that a pointer chain read twice or an index with a
+ * side effect cannot make the store miss the value that was loaded.
+ * The target is read first, then v, as for any binary operator.
+ */
+static bool gen_target_rmw(struct emitter *em, struct strbuf *o,
+			   const struct expr *e)
+{
+	const struct expr *lv = e->a;
+	const struct tref *r = lv->tref;
+	const char *at = where(em, lv);
+	bool old = em->uread;
+	const char *a, *v;
+	size_t start;
+
+	if (lv->kind != EX_TARGET || !r || !r->in_mem ||
+	    r->base == TRB_PROCFS || lv->type != TY_LONG)
+		return false;
+	em->uread = r->user;
+	sb_puts(o, "({ int64_t __old, __v; ");
+	start = o->len;
+	tvar_open(em, o, "0", &a, &v);
+	gen_tbase(em, o, lv, r, a, v);
+	gen_tsteps(em, o, r, a, v, at);
+	gen_tload(em, o, r->final, true, r->bit_off, r->bit_size, a, v, at);
+	sb_printf(o, "__old = (int64_t)%s; ", v);
+	if (e->kind == EX_INCDEC) {
+		sb_printf(o, "__v = (int64_t)((uint64_t)__old %c 1); ",
+			  e->op[0]);
+	} else {
+		em->uread = old;
+		sb_puts(o, "{ int64_t __r = ");
+		gen_expr(em, o, e->b);
+		sb_puts(o, "; ");
+		if (is_divide(e->op))
+			gen_zero_check(em, o, "__r", e->b);
+		sb_puts(o, "__v = ");
+		gen_arith(o, e->op, "__old", "__r");
+		sb_puts(o, "; } ");
+		em->uread = r->user;
+	}
+	if (r->bit_size) {
+		gen_bitfield_store(em, o, r, a, v, "__v", at);
+	} else {
+		sb_printf(o, "%s = (u64)__v; ", v);
+		gen_kwrite(em, o, v, a, read_size(r->final->size), at);
+	}
+	sb_puts(o, "} ");
+	tvar_trim(em, o, start, a, v);
+	sb_printf(o, "%s; })", e->kind == EX_INCDEC && e->postfix ?
+		  "__old" : "__v");
+	em->uread = old;
+	return true;
 }
 
 /* Where dp's values saved at entry are, from the context c. */
