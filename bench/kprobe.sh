@@ -2,10 +2,12 @@
 # kprobe.sh - probe overhead in instructions per hit: a loop of N
 # getpid() calls inside a QEMU guest run under -icount shift=0 (a guest
 # nanosecond is one instruction), bare, then with each probe armed.  The
-# floors are hand-written modules (bench/kprobe/bare_*.c: a kprobe and a
-# kretprobe on __x64_sys_getpid, a probe on raw_syscalls:sys_enter);
-# ours are stap's modules of the same probes, reported as a ratio to
-# their floor.  One initramfs and one boot per kernel run every case.
+# floors are hand-written modules (bench/kprobe/bare_*.c: a kprobe, a
+# kretprobe, an ftrace callback and, where the kernel has fprobe, an
+# fprobe entry and an fprobe exit handler on __x64_sys_getpid, a probe
+# on raw_syscalls:sys_enter); ours are stap's modules of the same
+# probes, reported as a ratio to each of their floors.  One initramfs
+# and one boot per kernel run every case.
 #
 #   bench/kprobe.sh STAP STAPRUN [KVER]
 #
@@ -28,16 +30,23 @@ bench_setup "$@"
 # The cases (bench_cases adds the baseline runs): name, module, kind
 # (bare or ours), floor (for ours), label.  Each bare module prints
 # "NAME: hits=COUNT" when removed; ours prints its global n at the end.
+# A FLOOR list names every floor a case is compared with, the first
+# one against the goal; the fprobe floors exist only on kernels with
+# fprobe (6.12), the others on both.
 bare_cases=(
 	"kprobe bare_kprobe bare - bare_kprobe"
+	"ftrace bare_ftrace bare - bare_ftrace_callback"
+	"fprobe bare_fprobe bare - bare_fprobe_entry"
 	"kretprobe bare_kretprobe bare - bare_kretprobe"
+	"fprobe_exit bare_fprobe_exit bare - bare_fprobe_exit"
 	"tracepoint bare_tp bare - bare_tracepoint"
 )
 our_cases=(
-	"func tk_func ours kprobe kernel.function"
+	"func tk_func ours kprobe,ftrace,fprobe kernel.function"
+	"ffunc tk_ffunc ours kprobe,ftrace,fprobe kernel.function_(ftrace)"
 	"full tk_full ours kprobe kernel.function_(full_handler)"
 	"exec tk_exec ours kprobe kernel.function_c[execname()]++"
-	"return tk_return ours kretprobe kernel.function.return"
+	"return tk_return ours kretprobe,fprobe_exit kernel.function.return"
 	"trace tk_trace ours tracepoint kernel.trace"
 )
 bench_cases
@@ -50,6 +59,8 @@ script_of()
 
 	case $1 in
 	tk_func) echo "global n; probe $fn { n++ }" ;;
+	# the same through the shared ftrace_ops (-D STP_FTRACE_MIN=1)
+	tk_ffunc) echo "global n; probe $fn { n++ }" ;;
 	# a call makes the handler a full one: the whole context path
 	tk_full) echo "global n; probe $fn { if (pid() > 0) n++ }" ;;
 	# the most common idiom: a map update with a string key
@@ -66,6 +77,7 @@ opts_of()
 {
 	case $1 in
 	tk_exec) echo "-D STP_NO_OVERLOAD" ;;
+	tk_ffunc) echo "-D STP_FTRACE_MIN=1" ;;
 	esac
 }
 

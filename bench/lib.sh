@@ -15,10 +15,13 @@
 #   bare_cases, our_cases
 #           the floors and ours, each "NAME MODULE KIND FLOOR LABEL"
 #           (KIND bare or ours; FLOOR, for ours, the NAME of its bare
-#           case; LABEL with _ for blanks), from which bench_cases makes
-#           cases, the cases in the order they run.  A bare module prints
-#           "MODULE: hits=COUNT" when removed, ours prints its global n
-#           at the end.
+#           case, or several NAME,NAME: the ratio to each, the first
+#           against the goal; LABEL with _ for blanks), from which
+#           bench_cases makes cases, the cases in the order they run.  A
+#           bare module prints "MODULE: hits=COUNT" when removed, ours
+#           prints its global n at the end.  A bare case whose module
+#           the kernel's kbuild did not build (a Kbuild line under
+#           ifdef CONFIG_...) is left out on that kernel, and said so.
 # and defines
 #   script_of MODULE   the script of one of ours
 #   opts_of MODULE     (optional) stap options for it, word-split
@@ -336,11 +339,16 @@ report()
 			ipc[c] = (m - b) / n
 			line = sprintf("%s %s: %.0f insns/hit", k, label[c],
 				       ipc[c])
-			if (kind[c] == "ours") {
-				f = floor[c]
-				line = line sprintf(", %s %.0f, ratio %.2f " \
-					"(goal <= %s)", label[f], ipc[f],
-					ipc[f] > 0 ? ipc[c] / ipc[f] : 0, goal)
+			nf = split(floor[c], fl, ",")
+			for (j = 1; kind[c] == "ours" && j <= nf; j++) {
+				f = fl[j]
+				if (!(f in ipc))
+					continue	# not on this kernel
+				line = line sprintf(", %s %.0f, ratio %.2f",
+					label[f], ipc[f],
+					ipc[f] > 0 ? ipc[c] / ipc[f] : 0)
+				if (j == 1)
+					line = line " (goal <= " goal ")"
 			}
 			line = line sprintf("; runs %.1f..%.1f insns/hit " \
 				"(spread %.2f%% of the run); fired %s times",
@@ -374,6 +382,26 @@ report()
 	}'
 }
 
+# kernel_cases KVER DIR: cases without the bare ones whose module was
+# not built for KVER (all of them kept in all_cases).
+kernel_cases()
+{
+	local k=$1 dir=$2 c
+
+	all_cases=("${cases[@]}")
+	cases=()
+	for c in "${all_cases[@]}"; do
+		# shellcheck disable=SC2086 # split on purpose
+		set -- $c
+		if [ "$3" = bare ] && [ ! -e "$dir/bare/$2.ko" ]; then
+			echo "$k ${5//_/ }: not on this kernel (its Kbuild" \
+			     "line is off in this kernel's configuration)"
+			continue
+		fi
+		cases+=("$c")
+	done
+}
+
 # bench_kernels SRC [SRC:DEST]...: every kernel, one after the other: the
 # floors of SRC, ours, one boot with the files given, the report.  Fails
 # if a report did, after the other kernels.
@@ -389,10 +417,12 @@ bench_kernels()
 			die "missing prerequisite: /lib/modules/$k/build" \
 			    "(apt-get install linux-headers-$k)"
 		build_bare "$k" "$dir" "$src"
+		kernel_cases "$k" "$dir"
 		[ -n "$bare_only" ] || build_ours "$k" "$dir"
 		write_guest "$dir"
 		boot "$k" "$dir" "$@"
 		report "$k" "$dir" || status=1
+		cases=("${all_cases[@]}")
 	done
 	return $status
 }
