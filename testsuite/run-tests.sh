@@ -5,7 +5,7 @@
 # failed".
 #
 # Inputs come from the environment (the Makefile sets them):
-#   TAPIR_SRCDIR TAPIR_BUILDDIR STAP STAPRUN  paths (absolute)
+#   TAPIR_SRCDIR TAPIR_BUILDDIR STAP STAPRUN EXPORTER  paths (absolute)
 #   UNIT_TESTS   unit test programs, relative to TAPIR_BUILDDIR
 #   VALGRIND     valgrind binary, empty when configure found none
 #   FUZZ_BIN     fuzz target, relative to TAPIR_BUILDDIR; empty when
@@ -14,6 +14,7 @@
 
 set -u
 : "${TAPIR_SRCDIR:?}" "${TAPIR_BUILDDIR:?}" "${STAP:?}" "${STAPRUN:?}"
+: "${EXPORTER:=$TAPIR_BUILDDIR/tapir-exporter}"
 : "${UNIT_TESTS=}" "${VALGRIND=}" "${FUZZ_BIN=}"
 export SYSTEMTAP_TAPSET=${SYSTEMTAP_TAPSET:-$TAPIR_SRCDIR/tapset}
 export SYSTEMTAP_RUNTIME=${SYSTEMTAP_RUNTIME:-$TAPIR_SRCDIR/runtime}
@@ -79,6 +80,9 @@ unit_tests()
 	done
 	component "unit/test-staprun" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-staprun.sh" "$STAPRUN" \
+		"$VALGRIND"
+	component "unit/test-exporter" bash \
+		"$TAPIR_SRCDIR/testsuite/unit/test-exporter.sh" "$EXPORTER" \
 		"$VALGRIND"
 	component "unit/test-json.sh" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-json.sh" \
