@@ -163,6 +163,10 @@ kernel_tests()
 	# stap --remote to a 6.1 and a 6.12 guest at once, over ssh
 	component remote env STAP="$STAP" STAPRUN="$STAPRUN" bash \
 		"$TAPIR_SRCDIR/testsuite/kernel/remote/check.sh"
+	# tapir-exporter in a 6.12 guest, scraped by Prometheus here
+	component exporter env STAP="$STAP" STAPRUN="$STAPRUN" \
+		EXPORTER="$EXPORTER" bash \
+		"$TAPIR_SRCDIR/testsuite/kernel/exporter/check.sh"
 	# scripts run end to end with exact expected output
 	component run env STAP="$STAP" STAPRUN="$STAPRUN" bash \
 		"$TAPIR_SRCDIR/testsuite/run/check-run.sh"
