@@ -83,7 +83,7 @@ unit_tests()
 		"$VALGRIND"
 	component "unit/test-exporter" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-exporter.sh" "$EXPORTER" \
-		"$VALGRIND"
+		"$VALGRIND" "$STAP"
 	component "unit/test-json.sh" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-json.sh" \
 		"$TAPIR_BUILDDIR/testsuite/unit/test-json"

@@ -6,11 +6,13 @@
 # it over TCP.  The real thing, modules in a kernel scraped by
 # Prometheus, is testsuite/kernel/exporter.  Prints TAP.
 #
-# usage: test-exporter.sh EXPORTER [VALGRIND]
+# usage: test-exporter.sh EXPORTER [VALGRIND [STAP]]
+# With STAP, a script that does not parse is run by the real stap.
 
 set -u
-exporter=${1:?usage: test-exporter.sh EXPORTER [VALGRIND]}
+exporter=${1:?usage: test-exporter.sh EXPORTER [VALGRIND [STAP]]}
 valgrind=${2:-}
+real_stap=${3:-}
 case $exporter in /*) ;; *) exporter=$PWD/$exporter ;; esac
 n=0
 failed=0
@@ -56,6 +58,7 @@ pkill_fakes()
 mkdir -p "$tmp/scripts" "$tmp/proc" "$tmp/pids"
 cat >"$tmp/fake" <<'EOF'
 #!/bin/bash
+args=("$@")
 mod= file=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -68,6 +71,9 @@ done
 echo "start $mod $file $PWD" >>"$FAKE_DIR/log"
 echo $$ >"$FAKE_DIR/pids/$mod.$$"
 read -r mode _ <"$file"
+if [ "$mode" = // ]; then
+	exec "$REAL_STAP" "${args[@]}"
+fi
 case $mode in
 bad)	echo "staprun: couldn't insert module '$file': Invalid module format" >&2
 	exit 1 ;;
@@ -88,13 +94,15 @@ while :; do
 done
 EOF
 chmod +x "$tmp/fake"
-export FAKE_DIR=$tmp
+export FAKE_DIR=$tmp REAL_STAP=$real_stap
 echo good >"$tmp/scripts/good.ko"
 echo bad >"$tmp/scripts/bad.ko"
 echo good >"$tmp/scripts/counted.stp"
 echo dies >"$tmp/scripts/dies.ko"
 echo slow >"$tmp/scripts/slow.ko"
 echo good >"$tmp/scripts/autostart_x.ko"
+# for the real stap: an error of pass 1
+printf '// real stap\nprobe begin { x = }\n' >"$tmp/scripts/typo.stp"
 echo good >"$tmp/scripts/not_a_script.txt"
 # an executable script: the exporter runs it with -m MODULE
 cat >"$tmp/scripts/exec.stp" <<'EOF'
@@ -122,20 +130,22 @@ result $? "-k takes a number of seconds" "$tmp/out"
 	"$tmp/out"
 result $? "a missing script directory is an error naming it" "$tmp/out"
 
-port=$(python3 -c 'import socket
+# a port that something listens on
+python3 -c 'import socket, sys, time
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])')
-python3 -c 'import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1])))
 s.listen()
-import time; time.sleep(3)' "$port" &
+print(s.getsockname()[1], flush=True)
+time.sleep(10)' >"$tmp/busy" &
 holder=$!
-sleep 0.5
-"$exporter" -a 127.0.0.1 -p "$port" -s "$tmp/scripts" >"$tmp/out" 2>&1
-[ $? = 1 ] && grep -q "cannot listen on 127.0.0.1 port $port" "$tmp/out"
+for _ in $(seq 50); do
+	[ -s "$tmp/busy" ] && break
+	sleep 0.1
+done
+busy=$(cat "$tmp/busy")
+timeout 10 "$exporter" -a 127.0.0.1 -p "$busy" -s "$tmp/scripts" \
+	>"$tmp/out" 2>&1
+[ $? = 1 ] && grep -q "cannot listen on 127.0.0.1 port $busy" "$tmp/out"
 result $? "a port in use is an error" "$tmp/out"
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
@@ -147,11 +157,42 @@ if [ -n "$valgrind" ]; then
 	    --errors-for-leak-kinds=all --show-leak-kinds=all
 	    --log-file="$tmp/vg.log")
 fi
-# relative paths for the fakes: the exporter makes them absolute
-(cd "$tmp" && exec "${vg[@]}" "$exporter" -a 127.0.0.1 -p "$port" \
-	-s scripts --stap ./fake --staprun ./fake --procfs "$tmp/proc" \
-	-w 2 -k 6 >"$tmp/server.out" 2>"$tmp/server.err") &
-pid=$!
+free_port()
+{
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# start_server: on a free port; another one if something took it first.
+# Relative paths for the fakes: the exporter makes them absolute.
+start_server()
+{
+	local try
+
+	for try in 1 2 3; do
+		port=$(free_port)
+		(cd "$tmp" && exec "${vg[@]}" "$exporter" -a 127.0.0.1 \
+			-p "$port" -s scripts --stap ./fake --staprun ./fake \
+			--procfs "$tmp/proc" -w 2 -k 6 >"$tmp/server.out" \
+			2>"$tmp/server.err") &
+		pid=$!
+		for _ in $(seq 100); do
+			grep -q 'listening on' "$tmp/server.err" 2>/dev/null &&
+				return 0
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$pid" 2>/dev/null && return 0
+		wait "$pid"
+		pid=
+		grep -q 'cannot listen' "$tmp/server.err" || return 1
+		echo "# port $port was taken (try $try)"
+	done
+	return 1
+}
+start_server
 
 # req RAW: sends RAW (printf escapes) and prints the whole answer, the
 # server closing or 3 s of silence ending it.
@@ -193,14 +234,10 @@ check()
 	result $ok "$desc" "$file"
 }
 
-for _ in $(seq 100); do
-	grep -q 'listening on' "$tmp/server.err" 2>/dev/null && break
-	sleep 0.1
-done
 check "it listens on the address and port given" "$tmp/server.err" \
 	"listening on 127.0.0.1 port $port"
 check "it finds the .stp and .ko files of the directory" \
-	"$tmp/server.err" '7 scripts in /'
+	"$tmp/server.err" '8 scripts in /'
 
 get / >"$tmp/index"
 check "/ lists the scripts" "$tmp/index" '^HTTP/1.1 200 OK' \
@@ -262,6 +299,17 @@ check "... again on the next request" "$tmp/bad2" '^HTTP/1.1 500 ' \
 	"Invalid module format"
 [ "$(grep -c '^start bad ' "$tmp/log")" = 1 ]
 result $? "... which does not start it again at once" "$tmp/log"
+
+if [ -n "$real_stap" ]; then
+	get /typo.stp >"$tmp/typo"
+	check "a script that does not parse: 500 with stap's message" \
+		"$tmp/typo" '^HTTP/1.1 500 ' \
+		'^typo.stp: exited with status 1 before its metrics appeared:' \
+		"^$tmp/scripts/typo.stp:2:19: error: " \
+		'^ +probe begin \{ x = \}$'
+else
+	result 1 "a script that does not parse (no STAP given)"
+fi
 
 get /slow.ko >"$tmp/slow"
 check "a script that is still starting: 503 with Retry-After" \
