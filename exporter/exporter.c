@@ -338,14 +338,27 @@ static void stop_script(struct script *s, int sig)
 	kill(-s->pid, sig);
 }
 
-/* The child's stderr: kept (the tail of it) and copied to ours. */
+/* The child's stderr: kept (the tail of it) and copied to ours.  At its
+ * end (the child, or a program it left running, closed it) the pipe is
+ * closed here, not polled again.
+ */
 static void drain_stderr(struct script *s)
 {
 	char buf[ERR_KEEP / 2];
 	ssize_t n;
 	size_t k;
 
-	while (s->errfd >= 0 && (n = read(s->errfd, buf, sizeof(buf))) > 0) {
+	while (s->errfd >= 0) {
+		n = read(s->errfd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0 || errno != EAGAIN) {
+				close(s->errfd);
+				s->errfd = -1;
+			}
+			break;
+		}
 		k = (size_t)n;
 		if (fwrite(buf, 1, k, stderr) != k)
 			clearerr(stderr);
@@ -382,8 +395,11 @@ static void script_exited(struct script *s, int status, long long now)
 	char how[64], *ko;
 
 	drain_stderr(s);
-	close(s->errfd);
-	s->errfd = -1;
+	if (s->errfd >= 0) {
+		/* what a program it left running may still write is lost */
+		close(s->errfd);
+		s->errfd = -1;
+	}
 	s->pid = 0;
 	describe_status(how, sizeof(how), status);
 	say("%s: %s", s->name, how);
