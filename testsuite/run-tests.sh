@@ -5,7 +5,7 @@
 # failed".
 #
 # Inputs come from the environment (the Makefile sets them):
-#   TAPIR_SRCDIR TAPIR_BUILDDIR STAP STAPRUN  paths (absolute)
+#   TAPIR_SRCDIR TAPIR_BUILDDIR STAP STAPRUN EXPORTER  paths (absolute)
 #   UNIT_TESTS   unit test programs, relative to TAPIR_BUILDDIR
 #   VALGRIND     valgrind binary, empty when configure found none
 #   FUZZ_BIN     fuzz target, relative to TAPIR_BUILDDIR; empty when
@@ -14,6 +14,7 @@
 
 set -u
 : "${TAPIR_SRCDIR:?}" "${TAPIR_BUILDDIR:?}" "${STAP:?}" "${STAPRUN:?}"
+: "${EXPORTER:=$TAPIR_BUILDDIR/tapir-exporter}"
 : "${UNIT_TESTS=}" "${VALGRIND=}" "${FUZZ_BIN=}"
 export SYSTEMTAP_TAPSET=${SYSTEMTAP_TAPSET:-$TAPIR_SRCDIR/tapset}
 export SYSTEMTAP_RUNTIME=${SYSTEMTAP_RUNTIME:-$TAPIR_SRCDIR/runtime}
@@ -80,6 +81,9 @@ unit_tests()
 	component "unit/test-staprun" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-staprun.sh" "$STAPRUN" \
 		"$VALGRIND"
+	component "unit/test-exporter" bash \
+		"$TAPIR_SRCDIR/testsuite/unit/test-exporter.sh" "$EXPORTER" \
+		"$VALGRIND" "$STAP"
 	component "unit/test-json.sh" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-json.sh" \
 		"$TAPIR_BUILDDIR/testsuite/unit/test-json"
@@ -159,6 +163,10 @@ kernel_tests()
 	# stap --remote to a 6.1 and a 6.12 guest at once, over ssh
 	component remote env STAP="$STAP" STAPRUN="$STAPRUN" bash \
 		"$TAPIR_SRCDIR/testsuite/kernel/remote/check.sh"
+	# tapir-exporter in a 6.12 guest, scraped by Prometheus here
+	component exporter env STAP="$STAP" STAPRUN="$STAPRUN" \
+		EXPORTER="$EXPORTER" bash \
+		"$TAPIR_SRCDIR/testsuite/kernel/exporter/check.sh"
 	# scripts run end to end with exact expected output
 	component run env STAP="$STAP" STAPRUN="$STAPRUN" bash \
 		"$TAPIR_SRCDIR/testsuite/run/check-run.sh"

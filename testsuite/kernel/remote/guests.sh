@@ -10,7 +10,9 @@
 #   guest_boot NAME KVER PORT
 #                          builds the guest's initramfs and boots it in
 #                          the background (console DIR/NAME.console, TAP
-#                          DIR/NAME.tap, exit status DIR/NAME.rc)
+#                          DIR/NAME.tap, exit status DIR/NAME.rc); the
+#                          array guest_files adds mkinitramfs -f
+#                          arguments, guest_hostfwd more ",hostfwd=..."
 #   guest_wait NAME PORT SECS
 #                          until ssh answers on PORT (or fails)
 #   guest_stop NAME PORT   asks the guest to power off, waits for it
@@ -24,6 +26,8 @@
 guests_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 guests_vm=$(cd "$guests_here/../../vm" && pwd)
 declare -A guest_pid
+guest_files=()
+guest_hostfwd=
 
 guests_init()
 {
@@ -95,10 +99,11 @@ guest_boot()
 		-f "$d/$name.e1000.ko:/opt/tapir/e1000.ko" \
 		-f "$d/host_key:/opt/tapir/host_key" \
 		-f "$d/authorized_keys:/opt/tapir/authorized_keys" \
+		${guest_files[@]+"${guest_files[@]}"} \
 		>"$d/$name.tap" 2>&1 || return 1
 	"$guests_vm/run-vm.sh" -k "$k" -i "$d/$name.initrd" -m 1G \
 		-t 900 -u 850 -l "$d/$name.console" -c guest-sshd \
-		-q "-netdev user,id=n0,hostfwd=tcp:127.0.0.1:$port-:22 -device e1000,netdev=n0,romfile= -pidfile $d/$name.qemu.pid" \
+		-q "-netdev user,id=n0,hostfwd=tcp:127.0.0.1:$port-:22${guest_hostfwd:-} -device e1000,netdev=n0,romfile= -pidfile $d/$name.qemu.pid" \
 		>"$d/$name.tap" 2>&1 &
 	guest_pid[$name]=$!
 }
