@@ -1,7 +1,9 @@
-/* stp_ftrace.c - entry probes of kernel functions through one ftrace_ops
- * shared by the whole module: its filter holds every probed function's
- * fentry site, set in one update, and the callback finds the probes of
- * the address it is called for by binary search.  Probes ftrace cannot
+/* stp_ftrace.c - entry probes of kernel functions through ftrace_ops
+ * shared by the whole module (two: one saving the registers for the
+ * handlers that read them, one not, for lean handlers): an ops's filter
+ * holds its probed functions' fentry sites, set in one update, and the
+ * callback finds the probes of the address it is called for by binary
+ * search.  Probes ftrace cannot
  * carry stay kprobes (stp_kprobe.c).  Included by stp_kprobe.c.
  *
  * Which functions ftrace can carry is the kernel's own answer: each
@@ -10,9 +12,9 @@
  * it KPROBE_FLAG_FTRACE when ftrace has a record there, without arming
  * anything; the lookups go in one batch unregistration.
  *
- * Unload: the ops lives in the module's data, so ftrace treats it as
+ * Unload: the ops live in the module's data, so ftrace treats them as
  * dynamic, and unregister_ftrace_function() returns only after every
- * CPU has left its trampoline and this callback (which runs with
+ * CPU has left the ops's trampoline and callback (which runs with
  * preemption off): the table the callback reads is freed after that.
  *
  * Part of the core (stp_core.c includes stp_kprobe.c, which includes
@@ -45,23 +47,58 @@ struct stp_fentry {
 	struct stp_kprobe *k;
 };
 
-/* Set before the ops is registered, freed after it is unregistered:
- * the callback reads them without a lock.
+/* The two shared ops: sites with a probe whose handler reads registers
+ * go through one that saves a pt_regs (FTRACE_OPS_FL_SAVE_REGS); sites
+ * whose every probe is .noregs (a lean handler: integer arithmetic on
+ * globals, no register, no call) through one that does not, which
+ * costs a quarter of the other per hit (bench/README.md).  Each ops
+ * has its table of entries, set before it is registered and freed
+ * after it is unregistered: the callback reads it without a lock.
  */
-static struct stp_fentry *_stp_fe;
-static int _stp_fe_n;
-static bool _stp_fops_on;
+struct stp_fset {
+	struct ftrace_ops ops;
+	struct stp_fentry *fe;
+	int n;
+	bool on;
+};
 
+static void notrace _stp_ftrace_cb(unsigned long ip, unsigned long pip,
+				   struct ftrace_ops *op,
+				   struct ftrace_regs *fregs);
+static void notrace _stp_ftrace_cb_noregs(unsigned long ip,
+					  unsigned long pip,
+					  struct ftrace_ops *op,
+					  struct ftrace_regs *fregs);
 
-/* The first entry of ip, or n. */
-static __always_inline int _stp_fentry_find(unsigned long ip)
+/* Neither FL_RCU nor FL_RECURSION, which would put ftrace's assist
+ * function (a second recursion guard and the RCU check) in front of
+ * every hit: the callbacks guard themselves, and run no probe where
+ * RCU is not watching (idle, entry code), as a handler that takes the
+ * probe context must not.
+ */
+static struct stp_fset _stp_fset_regs = {
+	.ops = {
+		.func = _stp_ftrace_cb,
+		.flags = FTRACE_OPS_FL_SAVE_REGS,
+	},
+};
+
+static struct stp_fset _stp_fset_noregs = {
+	.ops = {
+		.func = _stp_ftrace_cb_noregs,
+	},
+};
+
+/* The first entry of ip in set, or set->n. */
+static __always_inline int _stp_fentry_find(const struct stp_fset *set,
+					    unsigned long ip)
 {
-	int lo = 0, hi = _stp_fe_n;
+	int lo = 0, hi = set->n;
 
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2;
 
-		if (_stp_fe[mid].ip < ip)
+		if (set->fe[mid].ip < ip)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -71,7 +108,9 @@ static __always_inline int _stp_fentry_find(unsigned long ip)
 
 /* Each probe of ip runs its kprobe pre-handler with the saved regs,
  * whose ip the handler itself sets to the probed address (kp->addr,
- * the fentry site) and puts back, as it does on a kprobe.
+ * the fentry site) and puts back, as it does on a kprobe; a .noregs
+ * probe's handler gets none (NULL, as a begin probe's; its sampled
+ * full path reads none either).
  *
  * Context: preemption off (the recursion guard), interrupts as the
  * traced function had them, so an interrupt may come in the middle of
@@ -81,23 +120,21 @@ static __always_inline int _stp_fentry_find(unsigned long ip)
  * by the per-CPU count every function probe handler raises, as the
  * kernel drops a kprobe hit while a kprobe handler runs.
  */
-static void notrace _stp_ftrace_cb(unsigned long ip, unsigned long pip,
-				   struct ftrace_ops *op,
-				   struct ftrace_regs *fregs)
+static __always_inline void _stp_ftrace_run(const struct stp_fset *set,
+					    unsigned long ip,
+					    unsigned long pip,
+					    struct pt_regs *regs)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
 	int bit, i;
 
-	if (unlikely(!regs))
-		return;
 	bit = ftrace_test_recursion_trylock(ip, pip);
 	if (bit < 0)
 		return;
 	if (_stp_kprobe_busy_any() || unlikely(!rcu_is_watching()))
 		goto out;
-	for (i = _stp_fentry_find(ip); i < _stp_fe_n && _stp_fe[i].ip == ip;
-	     i++) {
-		struct kprobe *kp = &_stp_fe[i].k->krp.kp;
+	for (i = _stp_fentry_find(set, ip);
+	     i < set->n && set->fe[i].ip == ip; i++) {
+		struct kprobe *kp = &set->fe[i].k->krp.kp;
 
 		kp->pre_handler(kp, regs);
 	}
@@ -105,16 +142,23 @@ out:
 	ftrace_test_recursion_unlock(bit);
 }
 
-/* Neither FL_RCU nor FL_RECURSION, which would put ftrace's assist
- * function (a second recursion guard and the RCU check) in front of
- * every hit: the callback guards itself, and runs no probe where RCU is
- * not watching (idle, entry code), as a handler that takes the probe
- * context must not.
- */
-static struct ftrace_ops _stp_fops = {
-	.func = _stp_ftrace_cb,
-	.flags = FTRACE_OPS_FL_SAVE_REGS,
-};
+static void notrace _stp_ftrace_cb(unsigned long ip, unsigned long pip,
+				   struct ftrace_ops *op,
+				   struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+
+	if (likely(regs))
+		_stp_ftrace_run(&_stp_fset_regs, ip, pip, regs);
+}
+
+static void notrace _stp_ftrace_cb_noregs(unsigned long ip,
+					  unsigned long pip,
+					  struct ftrace_ops *op,
+					  struct ftrace_regs *fregs)
+{
+	_stp_ftrace_run(&_stp_fset_noregs, ip, pip, NULL);
+}
 
 static int _stp_fentry_cmp(const void *a, const void *b)
 {
@@ -157,47 +201,45 @@ static int _stp_ftrace_resolve(struct stp_fentry *fe, int n)
 	return fatal_signal_pending(current) ? -EINTR : 0;
 }
 
-/* The filter: in one call, or, when the kernel refuses an address, in
- * halves until the refused ones are found (their probes stay kprobes).
- * The ops is not registered yet: no code changes here.
+/* The filter of ops: in one call, or, when the kernel refuses an
+ * address, in halves until the refused ones are found (their probes
+ * stay kprobes).  The ops is not registered yet: no code changes here.
  */
-static void _stp_ftrace_filter(unsigned long *ips, int n)
+static void _stp_ftrace_filter(struct ftrace_ops *ops, unsigned long *ips,
+			       int n)
 {
 	int half;
 
-	if (!n || !ftrace_set_filter_ips(&_stp_fops, ips, n, 0, 0))
+	if (!n || !ftrace_set_filter_ips(ops, ips, n, 0, 0))
 		return;
 	if (n == 1) {
 		ips[0] = 0;
 		return;
 	}
 	half = n / 2;
-	_stp_ftrace_filter(ips, half);
-	_stp_ftrace_filter(ips + half, n - half);
+	_stp_ftrace_filter(ops, ips, half);
+	_stp_ftrace_filter(ops, ips + half, n - half);
 }
 
-static void _stp_ftrace_free(void)
-{
-	kvfree(_stp_fe);
-	_stp_fe = NULL;
-	_stp_fe_n = 0;
-}
-
-/* The distinct sites of the table, filtered; entries whose site the
- * kernel refused are dropped.  How many remain.
+/* The distinct sites of fe[0..n), sorted, filtered on set's ops;
+ * entries whose site the kernel refused are dropped.  How many remain.
  */
-static int _stp_ftrace_set(struct stp_fentry *fe, int n)
+static int _stp_ftrace_set(struct stp_fset *set, struct stp_fentry *fe,
+			   int n)
 {
-	unsigned long *ips = kvcalloc(n, sizeof(*ips), GFP_KERNEL);
+	unsigned long *ips;
 	unsigned long prev;
 	int i, j, p, nips = 0;
 
+	if (!n)
+		return 0;
+	ips = kvcalloc(n, sizeof(*ips), GFP_KERNEL);
 	if (!ips)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (!nips || ips[nips - 1] != fe[i].ip)
 			ips[nips++] = fe[i].ip;
-	_stp_ftrace_filter(ips, nips);
+	_stp_ftrace_filter(&set->ops, ips, nips);
 	/* ips[p] is the p-th distinct site of fe, 0 when refused */
 	for (i = 0, j = 0, p = -1, prev = 0; i < n; i++) {
 		if (fe[i].ip != prev) {
@@ -211,62 +253,120 @@ static int _stp_ftrace_set(struct stp_fentry *fe, int n)
 	return j;
 }
 
+/* Arm set with fe[0..n) (a sorted table it now owns): its probes are
+ * fentry from here on.  On failure the table is freed and its probes
+ * stay kprobes.
+ */
+static void _stp_ftrace_arm(struct stp_fset *set, struct stp_fentry *fe,
+			    int n)
+{
+	int i, rc;
+
+	if (!n) {
+		kvfree(fe);
+		return;
+	}
+	n = _stp_ftrace_set(set, fe, n);
+	if (!n) {
+		ftrace_free_filter(&set->ops);
+		kvfree(fe);
+		return;
+	}
+	/* the pc the handler shows (addr(), backtraces), before the
+	 * first hit
+	 */
+	for (i = 0; i < n; i++)
+		fe[i].k->krp.kp.addr = (kprobe_opcode_t *)fe[i].ip;
+	set->fe = fe;
+	set->n = n;
+	rc = register_ftrace_function(&set->ops);
+	if (rc) {
+		_stp_ctl_printf(STP_MSG_WARNING, false, "WARNING: ftrace "
+				"refused the function probes (%d): they are "
+				"kprobes instead\n", rc);
+		ftrace_free_filter(&set->ops);
+		kvfree(fe);
+		set->fe = NULL;
+		set->n = 0;
+		return;
+	}
+	set->on = true;
+	for (i = 0; i < n; i++)
+		fe[i].k->fentry = true;
+}
+
+static void _stp_ftrace_disarm(struct stp_fset *set)
+{
+	if (set->on) {
+		/* returns once no CPU can be in its callback */
+		unregister_ftrace_function(&set->ops);
+		ftrace_free_filter(&set->ops);
+		set->on = false;
+	}
+	kvfree(set->fe);
+	set->fe = NULL;
+	set->n = 0;
+}
+
+static bool _stp_ftrace_candidate(const struct stp_kprobe *k)
+{
+	return k->ftrace && !k->ret && !k->offset && k->symbol &&
+	       !_stp_kprobe_modlen(k);
+}
+
 /* Register every candidate of k[0..n) that ftrace can carry through
  * the shared ops and mark it fentry; the others are left for kprobes.
- * Only -EINTR (staprun killed) is an error: anything else means kprobes.
+ * A site goes through the ops without registers when every probe there
+ * is .noregs.  Only -EINTR (staprun killed) is an error: anything else
+ * means kprobes.
  */
 static int _stp_ftrace_register(struct stp_kprobe *k, int n)
 {
-	struct stp_fentry *fe;
-	int i, m = 0, rc;
+	struct stp_fentry *fe, *lean;
+	int i, j, m = 0, nlean = 0, rc;
 
 	for (i = 0; i < n; i++)
-		if (k[i].ftrace && !k[i].ret && !k[i].offset && k[i].symbol &&
-		    !_stp_kprobe_modlen(&k[i]))
+		if (_stp_ftrace_candidate(&k[i]))
 			m++;
 	if (!m || m < STP_FTRACE_MIN)
 		return 0;
 	fe = kvcalloc(m, sizeof(*fe), GFP_KERNEL);
-	if (!fe)
+	lean = kvcalloc(m, sizeof(*lean), GFP_KERNEL);
+	if (!fe || !lean) {
+		kvfree(fe);
+		kvfree(lean);
 		return 0;
+	}
 	for (i = 0, m = 0; i < n; i++)
-		if (k[i].ftrace && !k[i].ret && !k[i].offset && k[i].symbol &&
-		    !_stp_kprobe_modlen(&k[i]))
+		if (_stp_ftrace_candidate(&k[i]))
 			fe[m++].k = &k[i];
 	rc = _stp_ftrace_resolve(fe, m);
 	if (rc) {
 		kvfree(fe);
+		kvfree(lean);
 		return rc == -EINTR ? rc : 0;
 	}
 	sort(fe, m, sizeof(*fe), _stp_fentry_cmp, NULL);
 	for (i = 0; i < m && !fe[i].ip; i++)
 		;
 	memmove(fe, fe + i, (m - i) * sizeof(*fe));
-	m = _stp_ftrace_set(fe, m - i);
-	if (!m) {
-		ftrace_free_filter(&_stp_fops);
-		kvfree(fe);
-		return 0;
+	m -= i;
+	/* move each site whose probes are all .noregs to lean */
+	for (i = 0, j = 0; i < m; ) {
+		int e = i;
+		bool noregs = true;
+
+		while (e < m && fe[e].ip == fe[i].ip)
+			noregs &= fe[e++].k->noregs;
+		while (i < e) {
+			if (noregs)
+				lean[nlean++] = fe[i++];
+			else
+				fe[j++] = fe[i++];
+		}
 	}
-	/* the pc the handler shows (addr(), backtraces), before the
-	 * first hit
-	 */
-	for (i = 0; i < m; i++)
-		fe[i].k->krp.kp.addr = (kprobe_opcode_t *)fe[i].ip;
-	_stp_fe = fe;
-	_stp_fe_n = m;
-	rc = register_ftrace_function(&_stp_fops);
-	if (rc) {
-		_stp_ctl_printf(STP_MSG_WARNING, false, "WARNING: ftrace "
-				"refused the function probes (%d): they are "
-				"kprobes instead\n", rc);
-		ftrace_free_filter(&_stp_fops);
-		_stp_ftrace_free();
-		return 0;
-	}
-	_stp_fops_on = true;
-	for (i = 0; i < m; i++)
-		fe[i].k->fentry = true;
+	_stp_ftrace_arm(&_stp_fset_regs, fe, j);
+	_stp_ftrace_arm(&_stp_fset_noregs, lean, nlean);
 	return 0;
 }
 
@@ -274,13 +374,8 @@ static void _stp_ftrace_unregister(struct stp_kprobe *k, int n)
 {
 	int i;
 
-	if (_stp_fops_on) {
-		/* returns once no CPU can be in _stp_ftrace_cb */
-		unregister_ftrace_function(&_stp_fops);
-		ftrace_free_filter(&_stp_fops);
-		_stp_fops_on = false;
-	}
-	_stp_ftrace_free();
+	_stp_ftrace_disarm(&_stp_fset_regs);
+	_stp_ftrace_disarm(&_stp_fset_noregs);
 	for (i = 0; i < n; i++)
 		k[i].fentry = false;
 }

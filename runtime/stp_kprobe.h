@@ -25,6 +25,9 @@ struct stp_kprobe {
 	bool ftrace;			/* an entry probe ftrace may carry
 					 * (stp_ftrace.c) */
 	bool fentry;			/* carried by the shared ftrace_ops */
+	bool noregs;			/* its handler reads no register: an
+					 * ftrace entry may run it without
+					 * saving them (stp_ftrace.c) */
 	bool must;			/* failing to register is an error */
 	bool registered;
 	bool pending;			/* on a module not loaded: waits */

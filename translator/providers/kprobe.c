@@ -1502,8 +1502,12 @@ static void emit_kprobe(struct emitter *em, struct strbuf *d,
 			  "stp_kp_%d_entry,\n", dp->index);
 	if (k->must)
 		sb_puts(d, "\t\t.must = true,\n");
-	if (uses_ftrace(emit_session(em), k))
+	if (uses_ftrace(emit_session(em), k)) {
 		sb_puts(d, "\t\t.ftrace = true,\n");
+		/* a lean handler reads no register; .call paths do */
+		if (emit_probe_lean(em, dp) && !k->paths)
+			sb_puts(d, "\t\t.noregs = true,\n");
+	}
 	if (k->maxactive)
 		sb_printf(d, "\t\t.maxactive = %" PRId64 ",\n",
 			  k->maxactive);
@@ -1645,7 +1649,7 @@ static void say_mechanisms(struct emitter *em, struct vec *dps)
 {
 	static bool said;	/* pass 3 emits the module twice */
 	struct session *s = emit_session(em);
-	int i, nf = 0, nk = 0, nr = 0, nft = 0;
+	int i, nf = 0, nfl = 0, nk = 0, nr = 0, nft = 0;
 
 	if (said || (s->opt.verbose < 1 && s->opt.pass_verbose[2] < 1))
 		return;
@@ -1671,13 +1675,16 @@ static void say_mechanisms(struct emitter *em, struct vec *dps)
 			nf += w;
 		else
 			nk += w;
+		if (ft && emit_probe_lean(em, dp) && !k->paths)
+			nfl += w;
 		nk += k->evs.n;
 		if (s->opt.verbose >= 2 || s->opt.pass_verbose[2] >= 2)
 			fprintf(stderr, "%s: %s\n", dp->name, how);
 	}
 	fprintf(stderr, "Function probes: %d through ftrace (kprobes where "
-		"the kernel's ftrace cannot carry them), %d kprobes, %d "
-		"kretprobes\n", nf, nk, nr);
+		"the kernel's ftrace cannot carry them; %d of them lean, "
+		"without saved registers), %d kprobes, %d kretprobes\n", nf,
+		nfl, nk, nr);
 }
 
 static void kfn_emit_group(struct emitter *em, struct vec *dps)
