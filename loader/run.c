@@ -9,6 +9,7 @@
 #include "ctl.h"
 #include "feed.h"
 #include "modload.h"
+#include "monitor.h"
 #include "relay.h"
 
 #include <errno.h>
@@ -52,6 +53,7 @@ struct run {
 	struct sigaction oldact[4];	/* of stop_signals[] */
 	struct relay relay;
 	struct feed feed;		/* -i */
+	struct monitor *mon;		/* -M, else NULL */
 	pid_t target;			/* the -c command, until it ends */
 	bool target_traced;		/* held by ptrace (else SIGSTOP) */
 	bool target_held;		/* not yet let go */
@@ -73,6 +75,8 @@ static void request_exit(struct run *r)
 		return;
 	r->exit_sent = true;
 	feed_stop(&r->feed);		/* the probes no longer run */
+	if (r->mon)
+		monitor_stopping(r->mon);
 	err = ctl_send(r->ctl, STP_MSG_EXIT, NULL, 0);
 	if (err) {
 		fprintf(stderr, "staprun: cannot send EXIT to the module: %s\n",
@@ -457,6 +461,13 @@ static int handshake(struct run *r)
 	if (relay_open(&r->relay, r->dir, (int)t.ncpus, t.bulk, t.flags,
 		       r->o->output_file, r->o->stdout_closed))
 		return -1;
+	if (r->mon) {
+		monitor_init(r->mon, r->dir, r->o->module_name,
+			     r->o->monitor_interval, (unsigned long long)
+			     t.ncpus * t.n_subbufs * t.subbuf_size);
+		r->relay.sink = monitor_output;
+		r->relay.sink_ctx = r->mon;
+	}
 	rc = ctl_send(r->ctl, STP_MSG_READY, &ready, sizeof(ready));
 	if (rc) {
 		fprintf(stderr, "staprun: the module refused READY: %s\n",
@@ -477,6 +488,8 @@ static void start(struct run *r)
 		return;
 	}
 	s.target = r->target ? r->target : (__s32)r->o->target_pid;
+	if (r->mon)
+		monitor_begin(r->mon);
 	if (r->o->verbose)
 		fprintf(stderr, "staprun: starting the script (target %d)\n",
 			s.target);
@@ -498,7 +511,8 @@ static int poll_timeout(struct run *r)
 	long long ms;
 
 	if (!r->deadline_set)
-		return READ_INTERVAL_MS;
+		return r->mon ? monitor_timeout(r->mon, READ_INTERVAL_MS) :
+				READ_INTERVAL_MS;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	ms = (r->deadline.tv_sec - now.tv_sec) * 1000LL +
 	     (r->deadline.tv_nsec - now.tv_nsec) / 1000000;
@@ -510,7 +524,7 @@ static int poll_timeout(struct run *r)
 /* Until the module answers EXIT: output, messages, signals, -T. */
 static void loop(struct run *r)
 {
-	struct pollfd fds[3 + MAX_POLL_CPUS];
+	struct pollfd fds[4 + MAX_POLL_CPUS];
 	int n;
 
 	fds[0].fd = r->ctl;
@@ -518,10 +532,13 @@ static void loop(struct run *r)
 	fds[1].fd = r->sfd;
 	fds[1].events = POLLIN;
 	fds[2].events = POLLIN;
-	n = 3 + relay_poll_fds(&r->relay, fds + 3, MAX_POLL_CPUS);
+	fds[3].events = POLLIN;
+	n = 4 + relay_poll_fds(&r->relay, fds + 4, MAX_POLL_CPUS);
 	while (!r->exit_seen && !r->abandon) {
 		fds[2].fd = feed_poll_fd(&r->feed);
 		fds[2].revents = 0;
+		fds[3].fd = r->mon ? monitor_poll_fd(r->mon) : -1;
+		fds[3].revents = 0;
 		if (poll(fds, (nfds_t)n, poll_timeout(r)) < 0 &&
 		    errno != EINTR) {
 			perror("staprun: poll");
@@ -536,6 +553,11 @@ static void loop(struct run *r)
 		read_signals(r);
 		if (fds[2].fd >= 0 && fds[2].revents)
 			feed_read(&r->feed);
+		if (fds[3].fd >= 0 && fds[3].revents &&
+		    monitor_keys(r->mon) == MONITOR_QUIT)
+			request_exit(r);
+		if (r->mon)
+			monitor_refresh(r->mon, false);
 		if (r->deadline_set && !poll_timeout(r)) {
 			r->deadline_set = false;
 			if (r->o->verbose)
@@ -571,6 +593,8 @@ static void run_attached(struct run *r)
 		r->status = 1;
 	}
 	relay_drain(&r->relay);
+	if (r->mon)
+		monitor_end(r->mon);	/* the end probes' output follows */
 	if (r->relay.broken)
 		r->status = 1;	/* output lost: reported by relay.c */
 	relay_close(&r->relay);
@@ -584,6 +608,13 @@ int run_module(const struct staprun_options *o)
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	if (o->monitor) {
+		r.mon = calloc(1, sizeof(*r.mon));
+		if (!r.mon) {
+			fputs("staprun: out of memory\n", stderr);
+			return 1;
+		}
+	}
 	r.ctl = -1;
 	r.relay.out_fd = -1;
 	r.feed.fd = -1;
@@ -601,5 +632,6 @@ int run_module(const struct staprun_options *o)
 	}
 	feed_stop(&r.feed);
 	signals_restore(&r);
+	free(r.mon);
 	return r.status;
 }

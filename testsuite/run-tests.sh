@@ -159,6 +159,9 @@ kernel_tests()
 	# stap --remote to a 6.1 and a 6.12 guest at once, over ssh
 	component remote env STAP="$STAP" STAPRUN="$STAPRUN" bash \
 		"$TAPIR_SRCDIR/testsuite/kernel/remote/check.sh"
+	# stap --monitor --vm in a tmux terminal: the view and its keys
+	component monitor env STAP="$STAP" STAPRUN="$STAPRUN" bash \
+		"$TAPIR_SRCDIR/testsuite/kernel/monitor/check.sh"
 	# scripts run end to end with exact expected output
 	component run env STAP="$STAP" STAPRUN="$STAPRUN" bash \
 		"$TAPIR_SRCDIR/testsuite/run/check-run.sh"
