@@ -564,6 +564,7 @@ enum monitor_action monitor_keys(struct monitor *m)
 			m->help = !m->help;
 			break;
 		case 'q':
+		case '\003':	/* Ctrl-C where it raises no SIGINT (--vm) */
 			act = MONITOR_QUIT;
 			break;
 		default:
@@ -577,31 +578,37 @@ enum monitor_action monitor_keys(struct monitor *m)
 
 /* ---- Output ------------------------------------------------------ */
 
-static void keep_after(struct monitor *m, const char *p, size_t n)
+/* Append to a growing buffer; false when out of memory. */
+static bool keep(char **buf, size_t *len, size_t *size, const char *p,
+		 size_t n)
 {
 	char *nb;
-	size_t size;
+	size_t want;
 
-	if (m->after_lost)
-		return;
-	if (m->after_len + n > m->after_size) {
-		size = (m->after_size ? m->after_size * 2 : 8192) + n;
-		nb = realloc(m->after, size);
-		if (!nb) {
-			m->after_lost = true;
-			return;
-		}
-		m->after = nb;
-		m->after_size = size;
+	if (*len + n > *size) {
+		want = (*size ? *size * 2 : 8192) + n;
+		nb = realloc(*buf, want);
+		if (!nb)
+			return false;
+		*buf = nb;
+		*size = want;
 	}
-	memcpy(m->after + m->after_len, p, n);
-	m->after_len += n;
+	memcpy(*buf + *len, p, n);
+	*len += n;
+	return true;
+}
+
+static void keep_after(struct monitor *m, const char *p, size_t n)
+{
+	if (!m->after_lost &&
+	    !keep(&m->after, &m->after_len, &m->after_size, p, n))
+		m->after_lost = true;
 }
 
 int monitor_output(void *ctx, const char *p, size_t n)
 {
 	struct monitor *m = ctx;
-	size_t keep;
+	size_t room;
 
 	if (!m->on)
 		return write_all(STDOUT_FILENO, p, n);
@@ -611,14 +618,31 @@ int monitor_output(void *ctx, const char *p, size_t n)
 		p += n - MONITOR_TAIL;
 		n = MONITOR_TAIL;
 	}
-	keep = MONITOR_TAIL - n;
-	if (m->tail_len > keep) {
-		memmove(m->tail, m->tail + m->tail_len - keep, keep);
-		m->tail_len = keep;
+	room = MONITOR_TAIL - n;
+	if (m->tail_len > room) {
+		memmove(m->tail, m->tail + m->tail_len - room, room);
+		m->tail_len = room;
 	}
 	memcpy(m->tail + m->tail_len, p, n);
 	m->tail_len += n;
 	return 0;
+}
+
+bool monitor_message(struct monitor *m, const char *p, size_t n)
+{
+	if (!m->on)
+		return false;
+	if (!keep(&m->msgs, &m->msgs_len, &m->msgs_size, p, n))
+		return false;	/* to stderr now, then */
+	/* in the view among the output, not kept for after it */
+	if (m->stopping) {
+		m->stopping = false;
+		monitor_output(m, p, n);
+		m->stopping = true;
+	} else {
+		monitor_output(m, p, n);
+	}
+	return true;
 }
 
 void monitor_stopping(struct monitor *m)
@@ -640,6 +664,11 @@ void monitor_end(struct monitor *m)
 	}
 	if (m->after_len)
 		write_all(STDOUT_FILENO, m->after, m->after_len);
+	if (m->msgs_len)
+		write_all(STDERR_FILENO, m->msgs, m->msgs_len);
+	free(m->msgs);
+	m->msgs = NULL;
+	m->msgs_len = m->msgs_size = 0;
 	free(m->after);
 	m->after = NULL;
 	m->after_len = m->after_size = 0;

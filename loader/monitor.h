@@ -33,6 +33,8 @@ struct monitor {
 	char *after;			/* output once stopping, for the end */
 	size_t after_len, after_size;
 	bool after_lost;		/* out of memory for it */
+	char *msgs;			/* stderr messages, for the end */
+	size_t msgs_len, msgs_size;
 };
 
 /* What a key asks of the run. */
@@ -62,9 +64,16 @@ void monitor_refresh(struct monitor *m, bool force);
  * probes' output) is printed once the view is closed.
  */
 void monitor_stopping(struct monitor *m);
+/* A message for stderr (the script's warnings and errors): kept, shown
+ * in the view and written to stderr when it closes; false when there is
+ * no view, and the caller writes it.
+ */
+bool monitor_message(struct monitor *m, const char *p, size_t n);
 /* relay.h's sink for the script's output while the view is up. */
 int monitor_output(void *ctx, const char *p, size_t n);
-/* Give the terminal back and print the output kept since stopping. */
+/* Give the terminal back and print the output kept since stopping
+ * (and on stderr the messages).
+ */
 void monitor_end(struct monitor *m);
 
 #endif

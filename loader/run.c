@@ -382,6 +382,16 @@ static void on_exit_reply(struct run *r, const struct ctl_msg *m)
 			e.skipped, (unsigned long long)e.lost);
 }
 
+/* A warning or error of the script: on stderr, or while the live view
+ * is up, in it and on stderr once it closes.
+ */
+static void message(struct run *r, const struct ctl_msg *m)
+{
+	if (r->mon && monitor_message(r->mon, m->payload, m->hdr.len))
+		return;
+	fwrite(m->payload, 1, m->hdr.len, stderr);
+}
+
 static void on_message(struct run *r, const struct ctl_msg *m)
 {
 	switch (m->hdr.type) {
@@ -396,10 +406,10 @@ static void on_message(struct run *r, const struct ctl_msg *m)
 		break;
 	case STP_MSG_WARNING:
 		if (!r->o->no_warnings)
-			fwrite(m->payload, 1, m->hdr.len, stderr);
+			message(r, m);
 		break;
 	case STP_MSG_ERROR:
-		fwrite(m->payload, 1, m->hdr.len, stderr);
+		message(r, m);
 		r->status = 1;
 		break;
 	case STP_MSG_SYSTEM:
@@ -461,13 +471,10 @@ static int handshake(struct run *r)
 	if (relay_open(&r->relay, r->dir, (int)t.ncpus, t.bulk, t.flags,
 		       r->o->output_file, r->o->stdout_closed))
 		return -1;
-	if (r->mon) {
+	if (r->mon)
 		monitor_init(r->mon, r->dir, r->o->module_name,
 			     r->o->monitor_interval, (unsigned long long)
 			     t.ncpus * t.n_subbufs * t.subbuf_size);
-		r->relay.sink = monitor_output;
-		r->relay.sink_ctx = r->mon;
-	}
 	rc = ctl_send(r->ctl, STP_MSG_READY, &ready, sizeof(ready));
 	if (rc) {
 		fprintf(stderr, "staprun: the module refused READY: %s\n",
@@ -490,6 +497,11 @@ static void start(struct run *r)
 	s.target = r->target ? r->target : (__s32)r->o->target_pid;
 	if (r->mon)
 		monitor_begin(r->mon);
+	/* the view, when there is a terminal, takes what goes to stdout */
+	if (r->mon && monitor_poll_fd(r->mon) >= 0) {
+		r->relay.sink = monitor_output;
+		r->relay.sink_ctx = r->mon;
+	}
 	if (r->o->verbose)
 		fprintf(stderr, "staprun: starting the script (target %d)\n",
 			s.target);

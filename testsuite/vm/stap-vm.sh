@@ -68,7 +68,7 @@ esac
 # passes the keys raw); the guest's staprun draws on it and prints the
 # end probes' output there.  Its size goes along, as a serial line has
 # none.  Without a terminal here there is no view: staprun runs as
-# without -M.
+# without -M.  A watched run may last an hour (other runs: a minute).
 qemu_tty=
 redirect=" >/tmp/out"
 case " $opts " in
@@ -104,7 +104,8 @@ if [ -n "$qemu_tty" ]; then
 	stty raw -echo
 fi
 "$here/run-vm.sh" -k "$kver" -i "$tmp/initrd" -l "$tmp/console" \
-	${qemu_tty:+-F -q "$qemu_tty"} -c "$cmd" >"$tmp/tap" 2>&1
+	${qemu_tty:+-F -u 3600 -t 3660 -q "$qemu_tty"} -c "$cmd" \
+	>"$tmp/tap" 2>&1
 vm_rc=$?
 [ -n "$saved_tty" ] && stty "$saved_tty" 2>/dev/null
 set -e

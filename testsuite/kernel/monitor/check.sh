@@ -61,11 +61,13 @@ if [ -z "$kver" ] || [ ! -r "/boot/vmlinuz-$kver" ]; then
 fi
 [ -z "$absent" ] || tap_finish monitor
 
-# A timer that counts into a global, a probe that prints, and an end
-# probe whose output must follow the view.
+# A timer that counts into a global, a kernel function (staprun's own
+# reads of the output and of the view's report hit it), a probe that
+# prints, and an end probe whose output must follow the view.
 cat >"$tmp/mon.stp" <<'EOF'
-global ticks
+global ticks, reads
 probe timer.ms(50) { ticks++ }
+probe kernel.function("vfs_read") { reads++ }
 probe timer.s(1) { printf("tick line %d\n", ticks) }
 probe end { printf("end probe ran: %s\n", ticks > 0 ? "counted" : "none") }
 EOF
@@ -99,13 +101,13 @@ wait_for()
 	return 1
 }
 
-# The hits of the timer.ms(50) probe on the screen (its row of the
-# probe table: index hits avg min max point).
+# The hits of a probe (default timer.ms(50)) on the screen: its row
+# of the probe table, index hits avg min max point.
 hits()
 {
 	snap
-	awk '$NF == "timer.ms(50)" && $1 ~ /^[0-9]+$/ { print $2; exit }' \
-		"$screen"
+	awk -v pp="${1:-timer.ms(50)}" \
+		'$NF == pp && $1 ~ /^[0-9]+$/ { print $2; exit }' "$screen"
 }
 
 # The global's value as the view shows it ("ticks=N").
@@ -148,12 +150,27 @@ if [ -n "$h1" ] && [ -n "$h2" ] && [ "$h2" -gt "$h1" ]; then
 else
 	point notok "hit counts grow ('$h1', then '$h2')"
 fi
+k=$(hits 'kernel.function("vfs_read")')
+if [ -n "$k" ] && [ "$k" -gt 0 ]; then
+	point ok "a kernel function's hits are counted ($k)"
+else
+	point notok "a kernel function's hits are counted ('$k')"
+fi
 t=$(ticks)
 if [ -n "$t" ] && [ "$t" -gt 0 ] && grep -q 'end' "$screen" &&
    grep -q 'timer\.s(1)' "$screen" && grep -q 'tick line' "$screen"; then
 	point ok "the global, every probe and the output are shown"
 else
 	point notok "the global, every probe and the output are shown"
+fi
+
+# h: the keys' help, and h again: the output
+tmux -L "$sock" send-keys -t mon h
+if wait_for 10 'q  quit: stop the script' &&
+   tmux -L "$sock" send-keys -t mon h && wait_for 10 '^--- output'; then
+	point ok "h shows the keys, and hides them"
+else
+	point notok "h shows the keys, and hides them"
 fi
 
 # p: paused, the counts stand still over two refreshes
