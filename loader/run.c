@@ -124,12 +124,14 @@ static void exec_command(const char *cmd)
 	_exit(127);
 }
 
-/* Under -i the input is the script's: the command reads none of it. */
+/* Under -i the input is the script's, and under -M on a terminal its
+ * keys are the live view's: the command reads none of it.
+ */
 static void command_stdin(const struct run *r)
 {
 	int fd;
 
-	if (!r->o->read_stdin)
+	if (!r->o->read_stdin && !(r->o->monitor && isatty(STDIN_FILENO)))
 		return;
 	fd = open("/dev/null", O_RDONLY);
 	if (fd >= 0 && fd != STDIN_FILENO) {
