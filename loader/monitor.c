@@ -396,6 +396,9 @@ static void draw_globals(struct frame *f, const struct mon_report *r)
 			len += (size_t)snprintf(line + len, sizeof(line) - len,
 						"  %.*s: %d elements", (int)n,
 						g, atoi(sp + 2));
+		else if (sp && (sp[1] == '@' || sp[1] == '('))
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+						"  %.*s: %s", (int)n, g, sp + 1);
 		else
 			len += (size_t)snprintf(line + len, sizeof(line) - len,
 						"  %.*s=%s", (int)n, g,

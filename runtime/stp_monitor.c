@@ -11,6 +11,8 @@
 #include <linux/uaccess.h>
 
 #include "stp_monitor.h"
+#include "stp_probe.h"
+#include "stp_session.h"
 
 bool _stp_monitor_paused;
 static struct dentry *_stp_monitor_file;
@@ -70,19 +72,16 @@ void _stp_monitor_str(struct seq_file *m, const char *name, const char *s)
 }
 
 void _stp_monitor_array(struct seq_file *m, const char *name,
-			struct stp_map *map)
+			unsigned int size)
 {
-	_stp_map_agg(map);
-	seq_printf(m, "global %s [%u]\n", name, _stp_map_size(map));
+	seq_printf(m, "global %s [%u]\n", name, size);
 }
 
-void _stp_monitor_stat(struct seq_file *m, const char *name,
-		       struct stp_stat *st)
+void _stp_monitor_stat(struct seq_file *m, const char *name, s64 count,
+		       s64 sum)
 {
-	const struct stp_stat_agg *a = _stp_stat_get(st);
-
 	seq_printf(m, "global %s @count=%lld @sum=%lld\n", name,
-		   (long long)a->count, (long long)a->sum);
+		   (long long)count, (long long)sum);
 }
 
 void _stp_monitor_busy(struct seq_file *m, const char *name)

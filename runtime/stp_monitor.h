@@ -12,8 +12,6 @@
 struct seq_file;
 struct stp_probe;
 struct stp_rwlock;
-struct stp_map;
-struct stp_stat;
 
 /* Set by the "pause" command: probes other than begin, end and error
  * return at once, uncounted.
@@ -37,13 +35,17 @@ void _stp_monitor_exit(void);
  */
 bool _stp_monitor_lock(struct stp_rwlock *l, unsigned long *flags);
 void _stp_monitor_unlock(struct stp_rwlock *l, unsigned long flags);
-/* One line of the report per global: "global NAME VALUE". */
+/* One line of the report per global: "global NAME VALUE"; an array's
+ * value is its number of elements in brackets (its per-CPU parts
+ * merged first by the caller, _stp_map_agg), a statistic's its @count
+ * and @sum (_stp_stat_get).
+ */
 void _stp_monitor_long(struct seq_file *m, const char *name, long v);
 void _stp_monitor_str(struct seq_file *m, const char *name, const char *s);
 void _stp_monitor_array(struct seq_file *m, const char *name,
-			struct stp_map *map);
-void _stp_monitor_stat(struct seq_file *m, const char *name,
-		       struct stp_stat *st);
+			unsigned int size);
+void _stp_monitor_stat(struct seq_file *m, const char *name, s64 count,
+		       s64 sum);
 void _stp_monitor_busy(struct seq_file *m, const char *name);
 
 #endif

@@ -9,6 +9,8 @@
 
 #include <linux/sched/task_stack.h>
 
+#include "stp_monitor.h"
+
 extern struct context *_stp_contexts[NR_CPUS];
 extern bool _stp_probe_leave_overloaded;
 void _stp_probe_busy(struct context *c);

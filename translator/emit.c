@@ -4777,11 +4777,14 @@ static void gen_monitor_show(struct strbuf *o, const struct vardecl *v)
 
 	sb_printf(o, "\tif (_stp_monitor_lock(&%s_lock, &flags)) {\n", n);
 	if (is_array(v))
-		sb_printf(o, "\t\t_stp_monitor_array(m, \"%s\", %s);\n",
-			  v->name, n);
+		sb_printf(o, "\t\t_stp_map_agg(%s);\n"
+			  "\t\t_stp_monitor_array(m, \"%s\", "
+			  "_stp_map_size(%s));\n", n, v->name, n);
 	else if (is_stat_var(v))
-		sb_printf(o, "\t\t_stp_monitor_stat(m, \"%s\", %s);\n",
-			  v->name, n);
+		sb_printf(o, "\t\tconst struct stp_stat_agg *a = "
+			  "_stp_stat_get(%s);\n\n"
+			  "\t\t_stp_monitor_stat(m, \"%s\", a->count, "
+			  "a->sum);\n", n, v->name);
 	else if (v->type == TY_STRING)
 		sb_printf(o, "\t\t_stp_monitor_str(m, \"%s\", %s);\n",
 			  v->name, n);

@@ -540,13 +540,16 @@ static void stp_monitor_globals(struct seq_file *m)
 		_stp_monitor_busy(m, "name");
 	}
 	if (_stp_monitor_lock(&g_seen_lock, &flags)) {
-		_stp_monitor_array(m, "seen", g_seen);
+		_stp_map_agg(g_seen);
+		_stp_monitor_array(m, "seen", _stp_map_size(g_seen));
 		_stp_monitor_unlock(&g_seen_lock, flags);
 	} else {
 		_stp_monitor_busy(m, "seen");
 	}
 	if (_stp_monitor_lock(&g_lat_lock, &flags)) {
-		_stp_monitor_stat(m, "lat", g_lat);
+		const struct stp_stat_agg *a = _stp_stat_get(g_lat);
+
+		_stp_monitor_stat(m, "lat", a->count, a->sum);
 		_stp_monitor_unlock(&g_lat_lock, flags);
 	} else {
 		_stp_monitor_busy(m, "lat");

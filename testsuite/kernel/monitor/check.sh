@@ -65,8 +65,8 @@ fi
 # reads of the output and of the view's report hit it), a probe that
 # prints, and an end probe whose output must follow the view.
 cat >"$tmp/mon.stp" <<'EOF'
-global ticks, reads
-probe timer.ms(50) { ticks++ }
+global ticks, reads, cpus, lat
+probe timer.ms(50) { ticks++; cpus[cpu()]++; lat <<< 7 }
 probe kernel.function("vfs_read") { reads++ }
 probe timer.s(1) { printf("tick line %d\n", ticks) }
 probe end { printf("end probe ran: %s\n", ticks > 0 ? "counted" : "none") }
@@ -157,6 +157,12 @@ else
 	point notok "a kernel function's hits are counted ('$k')"
 fi
 t=$(ticks)
+if grep -Eq 'cpus: [12] elements' "$screen" &&
+   grep -Eq 'lat: @count=[1-9][0-9]* @sum=[1-9][0-9]*' "$screen"; then
+	point ok "an array's size and a statistic's count and sum are shown"
+else
+	point notok "an array's size and a statistic's count and sum are shown"
+fi
 if [ -n "$t" ] && [ "$t" -gt 0 ] && grep -q 'end' "$screen" &&
    grep -q 'timer\.s(1)' "$screen" && grep -q 'tick line' "$screen"; then
 	point ok "the global, every probe and the output are shown"
@@ -191,7 +197,9 @@ fi
 
 # c: the global and the counts start again from 0 (still paused)
 tmux -L "$sock" send-keys -t mon c
-if wait_for 10 'ticks=0( |$)' && [ "$(hits)" = 0 ]; then
+if wait_for 10 'ticks=0( |$)' && [ "$(hits)" = 0 ] &&
+   grep -q 'cpus: 0 elements' "$screen" &&
+   grep -q 'lat: @count=0 ' "$screen"; then
 	point ok "c resets the global and the counts"
 else
 	point notok "c resets the global and the counts"
