@@ -398,7 +398,8 @@ static void draw_globals(struct frame *f, const struct mon_report *r)
 						g, atoi(sp + 2));
 		else if (sp && (sp[1] == '@' || sp[1] == '('))
 			len += (size_t)snprintf(line + len, sizeof(line) - len,
-						"  %.*s: %s", (int)n, g, sp + 1);
+						"  %.*s: %s", (int)n, g,
+						sp + 1);
 		else
 			len += (size_t)snprintf(line + len, sizeof(line) - len,
 						"  %.*s=%s", (int)n, g,
@@ -567,7 +568,7 @@ enum monitor_action monitor_keys(struct monitor *m)
 			m->help = !m->help;
 			break;
 		case 'q':
-		case '\003':	/* Ctrl-C where it raises no SIGINT (--vm) */
+		case '\003':	/* Ctrl-C that raised no SIGINT (--vm) */
 			act = MONITOR_QUIT;
 			break;
 		default:

@@ -13,7 +13,7 @@
 #include <termios.h>
 #include <time.h>
 
-#define MONITOR_TAIL 16384		/* bytes of output kept for the view */
+#define MONITOR_TAIL 16384	/* bytes of output kept for the view */
 
 struct monitor {
 	bool on;			/* the view is up */
@@ -30,7 +30,7 @@ struct monitor {
 	bool help;			/* the keys' help is shown */
 	char tail[MONITOR_TAIL];	/* the output's last bytes */
 	size_t tail_len;
-	char *after;			/* output once stopping, for the end */
+	char *after;			/* output once stopping, for after */
 	size_t after_len, after_size;
 	bool after_lost;		/* out of memory for it */
 	char *msgs;			/* stderr messages, for the end */
@@ -40,7 +40,7 @@ struct monitor {
 /* What a key asks of the run. */
 enum monitor_action {
 	MONITOR_NONE,
-	MONITOR_QUIT,			/* stop the script, as SIGINT does */
+	MONITOR_QUIT,			/* stop the script, as SIGINT */
 };
 
 /* Prepare the view of module (whose debugfs directory is dir); buffers

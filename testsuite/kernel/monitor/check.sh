@@ -77,9 +77,10 @@ screen=$tmp/screen
 # the middle of a frame's drawing is not taken.
 snap()
 {
-	local i
+	local try
 
-	for i in 1 2 3 4 5 6; do
+	for try in 1 2 3 4 5 6; do
+		[ "$try" -gt 1 ] && sleep 0.2
 		tmux -L "$sock" capture-pane -p -t mon >"$screen.1" 2>/dev/null
 		sleep 0.4
 		tmux -L "$sock" capture-pane -p -t mon >"$screen" 2>/dev/null
