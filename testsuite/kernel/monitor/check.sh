@@ -9,7 +9,7 @@
 # one.  Prints TAP; a missing prerequisite is a failing test point,
 # never a skip.
 #
-# usage: check.sh [-k KVER] [-v]
+# usage: check.sh [-k KVER] [-t SECS] [-v]
 # STAP and STAPRUN: the binaries (default: the build tree's).
 
 set -uo pipefail
@@ -22,14 +22,14 @@ top=$(cd "$here/../../.." && pwd)
 n=0
 failed=0
 kvers=()
-limit=300
+limit=240		# -t: seconds for the build and the boot
 verbose=
 STAP=${STAP:-$top/build/stap}
 STAPRUN=${STAPRUN:-$top/build/staprun}
 
 usage()
 {
-	echo "usage: ${0##*/} [-k KVER] [-v]" >&2
+	echo "usage: ${0##*/} [-k KVER] [-t SECS] [-v]" >&2
 	exit 2
 }
 
@@ -133,7 +133,7 @@ tmux -L "$sock" -f /dev/null new-session -d -s mon -x 100 -y 30 \
 	 2>stap.err; echo \"stap exit status \$?\"; sleep 600"
 
 # the build and the boot come first
-if wait_for 240 'timer\.ms\(50\)'; then
+if wait_for "$limit" 'timer\.ms\(50\)'; then
 	point ok "the view shows the probes"
 else
 	point notok "the view shows the probes"
