@@ -76,8 +76,11 @@ static int output(struct relay *r, int fd, const char *p, size_t n)
 
 	if (r->broken)
 		return 0;
-	err = fd == STDOUT_FILENO && r->stdout_closed ? -EBADF :
-							write_all(fd, p, n);
+	if (fd == STDOUT_FILENO && r->sink)
+		err = r->sink(r->sink_ctx, p, n);
+	else
+		err = fd == STDOUT_FILENO && r->stdout_closed ? -EBADF :
+							  write_all(fd, p, n);
 	if (err) {
 		fprintf(stderr, "staprun: cannot write the output: %s; "
 			"the rest of it is lost\n", strerror(-err));

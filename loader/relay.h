@@ -22,6 +22,9 @@ struct relay {
 	bool broken;			/* the output failed: drop it */
 	unsigned int json_flags;	/* STP_TRANSPORT_JSON...: stap --json */
 	bool stdout_closed;		/* fd 1 was closed at the start */
+	/* when set, what would go to stdout goes here (staprun -M) */
+	int (*sink)(void *ctx, const char *p, size_t n);
+	void *sink_ctx;
 	char *buf;			/* read buffer */
 	unsigned long long bytes;	/* copied so far */
 };

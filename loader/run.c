@@ -9,6 +9,7 @@
 #include "ctl.h"
 #include "feed.h"
 #include "modload.h"
+#include "monitor.h"
 #include "relay.h"
 
 #include <errno.h>
@@ -52,6 +53,7 @@ struct run {
 	struct sigaction oldact[4];	/* of stop_signals[] */
 	struct relay relay;
 	struct feed feed;		/* -i */
+	struct monitor *mon;		/* -M, else NULL */
 	pid_t target;			/* the -c command, until it ends */
 	bool target_traced;		/* held by ptrace (else SIGSTOP) */
 	bool target_held;		/* not yet let go */
@@ -73,6 +75,8 @@ static void request_exit(struct run *r)
 		return;
 	r->exit_sent = true;
 	feed_stop(&r->feed);		/* the probes no longer run */
+	if (r->mon)
+		monitor_stopping(r->mon);
 	err = ctl_send(r->ctl, STP_MSG_EXIT, NULL, 0);
 	if (err) {
 		fprintf(stderr, "staprun: cannot send EXIT to the module: %s\n",
@@ -120,12 +124,14 @@ static void exec_command(const char *cmd)
 	_exit(127);
 }
 
-/* Under -i the input is the script's: the command reads none of it. */
+/* Under -i the input is the script's, and under -M on a terminal its
+ * keys are the live view's: the command reads none of it.
+ */
 static void command_stdin(const struct run *r)
 {
 	int fd;
 
-	if (!r->o->read_stdin)
+	if (!r->o->read_stdin && !(r->o->monitor && isatty(STDIN_FILENO)))
 		return;
 	fd = open("/dev/null", O_RDONLY);
 	if (fd >= 0 && fd != STDIN_FILENO) {
@@ -378,6 +384,16 @@ static void on_exit_reply(struct run *r, const struct ctl_msg *m)
 			e.skipped, (unsigned long long)e.lost);
 }
 
+/* A warning or error of the script: on stderr, or while the live view
+ * is up, in it and on stderr once it closes.
+ */
+static void message(struct run *r, const struct ctl_msg *m)
+{
+	if (r->mon && monitor_message(r->mon, m->payload, m->hdr.len))
+		return;
+	fwrite(m->payload, 1, m->hdr.len, stderr);
+}
+
 static void on_message(struct run *r, const struct ctl_msg *m)
 {
 	switch (m->hdr.type) {
@@ -392,10 +408,10 @@ static void on_message(struct run *r, const struct ctl_msg *m)
 		break;
 	case STP_MSG_WARNING:
 		if (!r->o->no_warnings)
-			fwrite(m->payload, 1, m->hdr.len, stderr);
+			message(r, m);
 		break;
 	case STP_MSG_ERROR:
-		fwrite(m->payload, 1, m->hdr.len, stderr);
+		message(r, m);
 		r->status = 1;
 		break;
 	case STP_MSG_SYSTEM:
@@ -457,6 +473,10 @@ static int handshake(struct run *r)
 	if (relay_open(&r->relay, r->dir, (int)t.ncpus, t.bulk, t.flags,
 		       r->o->output_file, r->o->stdout_closed))
 		return -1;
+	if (r->mon)
+		monitor_init(r->mon, r->dir, r->o->module_name,
+			     r->o->monitor_interval, (unsigned long long)
+			     t.ncpus * t.n_subbufs * t.subbuf_size);
 	rc = ctl_send(r->ctl, STP_MSG_READY, &ready, sizeof(ready));
 	if (rc) {
 		fprintf(stderr, "staprun: the module refused READY: %s\n",
@@ -477,6 +497,13 @@ static void start(struct run *r)
 		return;
 	}
 	s.target = r->target ? r->target : (__s32)r->o->target_pid;
+	if (r->mon)
+		monitor_begin(r->mon);
+	/* the view, when there is a terminal, takes what goes to stdout */
+	if (r->mon && monitor_poll_fd(r->mon) >= 0) {
+		r->relay.sink = monitor_output;
+		r->relay.sink_ctx = r->mon;
+	}
 	if (r->o->verbose)
 		fprintf(stderr, "staprun: starting the script (target %d)\n",
 			s.target);
@@ -498,7 +525,8 @@ static int poll_timeout(struct run *r)
 	long long ms;
 
 	if (!r->deadline_set)
-		return READ_INTERVAL_MS;
+		return r->mon ? monitor_timeout(r->mon, READ_INTERVAL_MS) :
+				READ_INTERVAL_MS;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	ms = (r->deadline.tv_sec - now.tv_sec) * 1000LL +
 	     (r->deadline.tv_nsec - now.tv_nsec) / 1000000;
@@ -510,7 +538,7 @@ static int poll_timeout(struct run *r)
 /* Until the module answers EXIT: output, messages, signals, -T. */
 static void loop(struct run *r)
 {
-	struct pollfd fds[3 + MAX_POLL_CPUS];
+	struct pollfd fds[4 + MAX_POLL_CPUS];
 	int n;
 
 	fds[0].fd = r->ctl;
@@ -518,10 +546,13 @@ static void loop(struct run *r)
 	fds[1].fd = r->sfd;
 	fds[1].events = POLLIN;
 	fds[2].events = POLLIN;
-	n = 3 + relay_poll_fds(&r->relay, fds + 3, MAX_POLL_CPUS);
+	fds[3].events = POLLIN;
+	n = 4 + relay_poll_fds(&r->relay, fds + 4, MAX_POLL_CPUS);
 	while (!r->exit_seen && !r->abandon) {
 		fds[2].fd = feed_poll_fd(&r->feed);
 		fds[2].revents = 0;
+		fds[3].fd = r->mon ? monitor_poll_fd(r->mon) : -1;
+		fds[3].revents = 0;
 		if (poll(fds, (nfds_t)n, poll_timeout(r)) < 0 &&
 		    errno != EINTR) {
 			perror("staprun: poll");
@@ -536,6 +567,11 @@ static void loop(struct run *r)
 		read_signals(r);
 		if (fds[2].fd >= 0 && fds[2].revents)
 			feed_read(&r->feed);
+		if (fds[3].fd >= 0 && fds[3].revents &&
+		    monitor_keys(r->mon) == MONITOR_QUIT)
+			request_exit(r);
+		if (r->mon)
+			monitor_refresh(r->mon, false);
 		if (r->deadline_set && !poll_timeout(r)) {
 			r->deadline_set = false;
 			if (r->o->verbose)
@@ -571,6 +607,8 @@ static void run_attached(struct run *r)
 		r->status = 1;
 	}
 	relay_drain(&r->relay);
+	if (r->mon)
+		monitor_end(r->mon);	/* the end probes' output follows */
 	if (r->relay.broken)
 		r->status = 1;	/* output lost: reported by relay.c */
 	relay_close(&r->relay);
@@ -584,6 +622,13 @@ int run_module(const struct staprun_options *o)
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	if (o->monitor) {
+		r.mon = calloc(1, sizeof(*r.mon));
+		if (!r.mon) {
+			fputs("staprun: out of memory\n", stderr);
+			return 1;
+		}
+	}
 	r.ctl = -1;
 	r.relay.out_fd = -1;
 	r.feed.fd = -1;
@@ -601,5 +646,6 @@ int run_module(const struct staprun_options *o)
 	}
 	feed_stop(&r.feed);
 	signals_restore(&r);
+	free(r.mon);
 	return r.status;
 }

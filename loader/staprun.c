@@ -510,8 +510,6 @@ static const char *unsupported_option(const struct staprun_options *o)
 		return "-R";
 	if (o->remote_id >= 0)
 		return "-r";
-	if (o->monitor)
-		return "-M";
 	if (o->relay_fd >= 0)
 		return "-F";
 	if (o->namespaces_pid)

@@ -32,4 +32,5 @@
 #include "stp_uframe.c"
 #include "stp_uprobe.c"
 #include "stp_task.c"
+#include "stp_monitor.c"
 #include "stp_main.c"

@@ -9,6 +9,7 @@
 #include "stp_probe.h"
 #include "stp_session.h"
 #include "stp_transport.h"
+#include "stp_monitor.h"
 
 /* Nothing is armed here: probes wait for staprun's START. */
 static int __init _stp_module_init(void)
@@ -27,9 +28,14 @@ static int __init _stp_module_init(void)
 	rc = stp_globals_init();
 	if (rc)
 		goto out_print;
+	rc = _stp_monitor_init();
+	if (rc)
+		goto out_globals;
 	_stp_session_ready();
 	return 0;
 
+out_globals:
+	stp_globals_free();
 out_print:
 	_stp_print_exit();
 out_context:
@@ -46,6 +52,7 @@ out:
  */
 static void __exit _stp_module_exit(void)
 {
+	_stp_monitor_exit();
 	_stp_session_shutdown();
 	stp_globals_free();
 	_stp_print_exit();

@@ -29,9 +29,11 @@ struct stp_probe {
 	 * (the translator's cshare.h), else NULL
 	 */
 	const char *const *lits;
-	/* -t timing */
+	/* --monitor: hits, and the cycles they took (stp_monitor.h) */
 	atomic64_t hits;
-	atomic64_t skipped;
+	atomic64_t cycles;
+	atomic64_t min_cycles;
+	atomic64_t max_cycles;
 };
 
 struct context {

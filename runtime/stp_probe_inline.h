@@ -9,6 +9,8 @@
 
 #include <linux/sched/task_stack.h>
 
+#include "stp_monitor.h"
+
 extern struct context *_stp_contexts[NR_CPUS];
 extern bool _stp_probe_leave_overloaded;
 void _stp_probe_busy(struct context *c);
@@ -212,8 +214,16 @@ __stp_probe_run_w(const struct stp_probe *p,
 {
 	struct context *c;
 	int rc = -1;
+	u64 mon_start = 0;
 	STP_OVERLOAD_START(weight);
 
+	/* --monitor: a paused run skips what is not begin, end or error */
+	if (unlikely(stp_script.monitor)) {
+		if (want_state == STAP_SESSION_RUNNING &&
+		    READ_ONCE(_stp_monitor_paused))
+			return -1;
+		mon_start = get_cycles();
+	}
 	preempt_disable();
 	c = __stp_probe_enter(p, want_state);
 	if (likely(c)) {
@@ -227,6 +237,8 @@ __stp_probe_run_w(const struct stp_probe *p,
 		}
 		handler(c);
 		STP_OVERLOAD_END(c, weight);
+		if (unlikely(stp_script.monitor))
+			_stp_monitor_account(p, get_cycles() - mon_start);
 		rc = c->last_error || c->skipped ? -1 : 0;
 		__stp_probe_leave(c, may_print);
 	}

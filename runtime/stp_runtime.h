@@ -26,6 +26,7 @@
 #include "stp_usym.h"
 #include "stp_lines.h"
 #include "stp_task.h"
+#include "stp_monitor.h"
 #include "stp_probe_inline.h"
 #include "stp_nesting.h"
 

@@ -42,6 +42,8 @@ void stp_probes_stop(void);		/* unregister all, wait for running
 extern const char stp_module_name[];
 
 struct inode;
+struct seq_file;
+struct stp_probe;
 struct stp_kline;
 struct stp_uobj;
 
@@ -55,6 +57,14 @@ struct stp_script {
 	int maxstringlen;		/* MAXSTRINGLEN as it was built */
 	int maxnesting;			/* MAXNESTING, for messages */
 	bool timing;			/* stap -t */
+	/* stap --monitor: the probes to report, the globals' report and
+	 * their reset (the generated module writes them)
+	 */
+	bool monitor;
+	struct stp_probe *probes;
+	int nprobes;
+	void (*monitor_globals)(struct seq_file *m);
+	void (*monitor_reset)(void);
 	/* kernel lines (stp_lines.h): sorted by name */
 	const struct stp_kline *klines;
 	unsigned int nklines;

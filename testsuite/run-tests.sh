@@ -167,6 +167,9 @@ kernel_tests()
 	component exporter env STAP="$STAP" STAPRUN="$STAPRUN" \
 		EXPORTER="$EXPORTER" bash \
 		"$TAPIR_SRCDIR/testsuite/kernel/exporter/check.sh"
+	# stap --monitor --vm in a tmux terminal: the view and its keys
+	component monitor env STAP="$STAP" STAPRUN="$STAPRUN" bash \
+		"$TAPIR_SRCDIR/testsuite/kernel/monitor/check.sh"
 	# scripts run end to end with exact expected output
 	component run env STAP="$STAP" STAPRUN="$STAPRUN" bash \
 		"$TAPIR_SRCDIR/testsuite/run/check-run.sh"

@@ -583,6 +583,18 @@ static int opt_json_fields(struct cl_state *st, const char *arg)
 	return 0;
 }
 
+/* --monitor[=SEC]: the live view, refreshed every SEC seconds (1). */
+static int opt_monitor(struct cl_state *st, const char *arg)
+{
+	long sec = 1;
+
+	if (arg && !parse_num(arg, 1, 3600, &sec))
+		return usage_error("invalid interval '%s' for --monitor "
+				   "(expected 1-3600 seconds)", arg);
+	st->o->monitor = (int)sec;
+	return 0;
+}
+
 static int opt_vm(struct cl_state *st, const char *arg)
 {
 	st->o->use_vm = true;
@@ -918,6 +930,9 @@ static const struct cl_opt options[] = {
 	CALL("color", 0, OPT, opt_color, "WHEN",
 	     "colour diagnostics: always, never or auto\n"
 	     "(no WHEN means always)"),
+	CALL("monitor", 0, OPT, opt_monitor, "SEC",
+	     "full-screen live view of probes and globals,\n"
+	     "refreshed every SEC seconds (default 1)"),
 	CALL("vm", 0, OPT, opt_vm, "KVER",
 	     "run the script in a QEMU VM booting KVER"),
 	CALL("remote", 0, REQ, opt_remote, "URL",
@@ -945,7 +960,6 @@ static const struct cl_opt options[] = {
 	REFUSE("save-uprobes", NO, NULL, "the kernel's own uprobes are used"),
 	REFUSE("target-namespaces", REQ, "PID",
 	       "there is no namespace targeting"),
-	REFUSE("monitor", OPT, "SEC", "there is no monitor mode"),
 };
 
 #define NOPTS ((int)ARRAY_SIZE(options))
@@ -1164,6 +1178,9 @@ static int check_remote(struct cl_state *st)
 
 	if (o->use_vm)
 		return usage_error("--remote cannot be used with --vm");
+	if (o->monitor)
+		return usage_error("--remote cannot be used with --monitor: "
+				   "there is one terminal");
 	if (o->kernel_release || o->kernel_build_dir)
 		return usage_error("--remote cannot be used with -r: each "
 				   "host's kernel is asked for");

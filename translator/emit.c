@@ -3733,7 +3733,8 @@ static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
 	/* the lean copy: the same statements, no context and no MAXACTION
 	 * account
 	 */
-	dp->lean = probe_is_lean(dp);
+	/* --monitor counts every hit, which only the full run does */
+	dp->lean = !em->s->opt.monitor && probe_is_lean(dp);
 	if (!dp->lean)
 		return;
 	sb_printf(&b->text, "static inline void stp_probe_%d_lean(void)\n{\n",
@@ -4827,6 +4828,81 @@ static void gen_globals_init(struct emitter *em, struct strbuf *o)
 	sb_puts(o, "}\n\n");
 }
 
+/* --monitor: the script's globals as the live view shows them, and
+ * their reset to the values they start with (runtime/stp_monitor.h);
+ * the tapset's own globals are left alone.
+ */
+static void gen_monitor_show(struct strbuf *o, const struct vardecl *v)
+{
+	const char *n = v->priv;
+
+	sb_printf(o, "\tif (_stp_monitor_lock(&%s_lock, &flags)) {\n", n);
+	if (is_array(v))
+		sb_printf(o, "\t\t_stp_map_agg(%s);\n"
+			  "\t\t_stp_monitor_array(m, \"%s\", "
+			  "_stp_map_size(%s));\n", n, v->name, n);
+	else if (is_stat_var(v))
+		sb_printf(o, "\t\tconst struct stp_stat_agg *a = "
+			  "_stp_stat_get(%s);\n\n"
+			  "\t\t_stp_monitor_stat(m, \"%s\", a->count, "
+			  "a->sum);\n", n, v->name);
+	else if (v->type == TY_STRING)
+		sb_printf(o, "\t\t_stp_monitor_str(m, \"%s\", %s);\n",
+			  v->name, n);
+	else
+		sb_printf(o, "\t\t_stp_monitor_long(m, \"%s\", %s);\n",
+			  v->name, n);
+	sb_printf(o, "\t\t_stp_monitor_unlock(&%s_lock, flags);\n"
+		  "\t} else {\n\t\t_stp_monitor_busy(m, \"%s\");\n\t}\n",
+		  n, v->name);
+}
+
+static void gen_monitor_reset(struct strbuf *o, const struct vardecl *v)
+{
+	const char *n = v->priv;
+
+	sb_printf(o, "\tif (_stp_monitor_lock(&%s_lock, &flags)) {\n", n);
+	if (is_array(v)) {
+		sb_printf(o, "\t\t_stp_map_clear(%s);\n", n);
+	} else if (is_stat_var(v)) {
+		sb_printf(o, "\t\t_stp_stat_clear(%s);\n", n);
+	} else if (v->type == TY_STRING) {
+		sb_printf(o, "\t\tstrscpy(%s, \"%s\", MAXSTRINGLEN);\n", n,
+			  v->init && v->init->kind == EX_STR ?
+			  v->init->str : "");
+	} else {
+		sb_printf(o, "\t\t%s = ", n);
+		gen_num(o, v->init && v->init->kind == EX_NUM ?
+			v->init->num : 0);
+		sb_puts(o, ";\n");
+	}
+	sb_printf(o, "\t\t_stp_monitor_unlock(&%s_lock, flags);\n\t}\n", n);
+}
+
+static void gen_monitor(struct emitter *em, struct strbuf *o)
+{
+	struct session *s = em->s;
+	int i, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		sb_puts(o, pass ? "static void stp_monitor_reset(void)\n{\n" :
+			"static void stp_monitor_globals(struct seq_file *m)"
+			"\n{\n");
+		sb_puts(o, "\tunsigned long flags __maybe_unused;\n\n");
+		for (i = 0; i < s->globals.n; i++) {
+			const struct vardecl *v = s->globals.items[i];
+
+			if (v->from_tapset)
+				continue;
+			if (pass)
+				gen_monitor_reset(o, v);
+			else
+				gen_monitor_show(o, v);
+		}
+		sb_puts(o, "}\n\n");
+	}
+}
+
 /* One module parameter per global of the script (-G NAME=VALUE).  The
  * parameter is named after the global, and a global may share its name
  * with a macro of the kernel's headers (ATTR_MODE, PAGE_SIZE): the name
@@ -5239,6 +5315,13 @@ static void gen_script_info(struct emitter *em, struct strbuf *o,
 		"\t.maxnesting = MAXNESTING,\n");
 	if (em->s->opt.timing)
 		sb_puts(o, "\t.timing = true,\n");
+	if (em->s->opt.monitor)
+		sb_printf(o, "\t.monitor = true,\n"
+			  "\t.probes = stp_probes,\n"
+			  "\t.nprobes = %d,\n"
+			  "\t.monitor_globals = stp_monitor_globals,\n"
+			  "\t.monitor_reset = stp_monitor_reset,\n",
+			  em->s->probes.n);
 	if (nklines)
 		sb_printf(o, "\t.klines = stp_klines,\n"
 			  "\t.nklines = %d,\n", nklines);
@@ -5286,6 +5369,8 @@ static void assemble(struct emitter *em, struct strbuf *out)
 	sb_puts(out, em->lit_tables.buf ? em->lit_tables.buf : "");
 	gen_probe_table(em, out);
 	gen_globals_init(em, out);
+	if (s->opt.monitor)
+		gen_monitor(em, out);
 	gen_start_stop(em, out);
 	nklines = lines_wanted(s) ? lines_emit_kernel(s, out) : 0;
 	nuobjs = usyms_emit(s, out);

@@ -488,6 +488,11 @@ void driver_staprun_opts(struct session *s, struct vec *args)
 	}
 	if (s->opt.bulk)
 		vec_push(s->arena, args, "-b");
+	if (s->opt.monitor) {
+		vec_push(s->arena, args, "-M");
+		vec_push(s->arena, args,
+			 arena_printf(s->arena, "%d", s->opt.monitor));
+	}
 	if (procfs_reads_stdin(s))
 		vec_push(s->arena, args, "-i");
 }

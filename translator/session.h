@@ -33,6 +33,7 @@ struct stap_options {
 	unsigned int json_fields;	/* --json-fields: STP_JSON_FIELD_* */
 	int buffer_mb;			/* -s MB, 0 = default */
 	bool timing;			/* -t */
+	int monitor;			/* --monitor[=SEC]: SEC, 0 = off */
 	struct vec include_dirs;	/* -I DIR (const char *) */
 	const char *runtime_dir;	/* -R DIR */
 	const char *kernel_release;	/* -r RELEASE */

@@ -19,6 +19,9 @@
 #   trace-bare         stripped, no debuginfo anywhere
 #   trace-fp           no -g and no unwind tables (.eh_frame): user
 #                      stacks from frame pointers alone
+#   flame              -g -O2: main -> outer -> middle -> inner, which
+#                      reads /dev/zero by the syscall instruction
+#                      (folded stacks of user and kernel frames)
 #   stacks             -g -O2 -fomit-frame-pointer: user stacks from
 #                      the call frame information alone
 #   libtrace.so uselib a shared library (with an SDT marker) and a
@@ -76,7 +79,7 @@ mkdir -p "$out"
 for f in trace.c libtrace.c libtrace.h uselib.c cxx.cc usdt.c recurse.c \
 	 stacks.c guru.c syscalls.c netpair.c netevents.c live.c forker.c \
 	 lazy.c watched.c labels.c globals.c callees.c entryval.c \
-	 kcmp.c sock32.c; do
+	 kcmp.c sock32.c flame.c; do
 	cmp -s "$src/$f" "$out/$f" || install -m 644 "$src/$f" "$out/$f"
 done
 cd "$out"
@@ -107,6 +110,7 @@ objcopy --strip-all trace trace-bare
 $CC -O0 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
 	-fno-unwind-tables -o trace-fp trace.c
 $CC -g -O2 -fomit-frame-pointer -o stacks stacks.c
+$CC -g -O2 -o flame flame.c
 $CC -g -O0 -fPIC -shared -o libtrace.so libtrace.c
 $CC -g -O0 -o uselib uselib.c -L. -ltrace -Wl,-rpath,'$ORIGIN'
 cp uselib uselib-copy

@@ -390,6 +390,15 @@ static void test_modes(void)
 	      !strcmp(cur->opt.vm_kernel, ""), "--vm");
 	check(P("--vm=6.1.0-27-amd64", "-e", "x", NULL) == 0 &&
 	      !strcmp(cur->opt.vm_kernel, "6.1.0-27-amd64"), "--vm=KVER");
+	check(P("--monitor", "-e", "x", NULL) == 0 && cur->opt.monitor == 1 &&
+	      P("--monitor=5", "-e", "x", NULL) == 0 &&
+	      cur->opt.monitor == 5, "--monitor[=SEC]");
+	check(P("--monitor=0", "-e", "x", NULL) == 1 &&
+	      has(err, "invalid interval '0' for --monitor") &&
+	      P("--monitor=x", "-e", "x", NULL) == 1 &&
+	      P("--monitor", "--remote=a", "-e", "x", NULL) == 1 &&
+	      has(err, "--remote cannot be used with --monitor"),
+	      "--monitor: a bad interval, or with --remote, is refused");
 	check(P("-k", "-e", "x", NULL) == 0 && cur->opt.keep_tmpdir &&
 	      !cur->opt.disable_cache, "-k keeps the probe cache on");
 	check(P("--runtime=kernel", "-e", "x", NULL) == 0, "--runtime=kernel");
@@ -522,6 +531,7 @@ static void test_every_option(void)
 		{ "--rlimit-stack=1" }, { "--rlimit-fsize=1" }, { "--vm" },
 		{ "--interactive" }, { "--remote=ssh://h" },
 		{ "--remote", "h" }, { "--remote-prefix" },
+		{ "--monitor" }, { "--monitor=2" },
 	};
 	static const char *const refused[] = {
 		"--use-server", "--use-server=host:4000",
@@ -532,7 +542,7 @@ static void test_every_option(void)
 		"--download-debuginfo=yes", "--client-options",
 		"--benchmark-sdt", "--benchmark-sdt-loops=10",
 		"--benchmark-sdt-threads=2", "--save-uprobes",
-		"--target-namespaces=1", "--monitor", "--monitor=2",
+		"--target-namespaces=1",
 		"--use-http-server=u", "--bpf",
 	};
 	size_t i;

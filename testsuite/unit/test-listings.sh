@@ -215,14 +215,15 @@ else
 		 "func_latency:kernel.function(\"vfs_read\").return" \
 		 "exec_exit_log:kernel.function(\"do_exit\")" \
 		 "io_by_process:kernel.function(\"vfs_write\").return" \
-		 "signals_log:kernel.trace(\"signal:signal_generate\")"; do
+		 "signals_log:kernel.trace(\"signal:signal_generate\")" \
+		 "flamegraph:timer.profile.tick"; do
 		run -r "$kver" -p2 --example "${t%%:*}"
 		clean && grep -q "^${t#*:} /\\* <- " "$tmp/out"
 		result $? "--example ${t%%:*} -p2: ${t#*:}"
 	done
 	for f in "$examples"/*.stp; do
 		b=$(basename "$f" .stp)
-		case " syscalls_by_name top_opens func_latency exec_exit_log io_by_process signals_log " in
+		case " syscalls_by_name top_opens func_latency exec_exit_log io_by_process signals_log flamegraph " in
 		*" $b "*) ;;
 		*) result 1 "example $b has no -p2 test here" ;;
 		esac
@@ -253,6 +254,10 @@ body "$examples/syscalls_by_name.stp" >"$tmp/a"
 body "$srcdir/testsuite/run/example_syscalls_by_name.stp" >"$tmp/b"
 [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"
 result $? "run/example_syscalls_by_name.stp is doc/examples/syscalls_by_name.stp"
+body "$examples/flamegraph.stp" >"$tmp/a"
+body "$srcdir/testsuite/run/example_flamegraph.stp" >"$tmp/b"
+[ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"
+result $? "run/example_flamegraph.stp is doc/examples/flamegraph.stp"
 
 # an examples directory of one's own
 mkdir -p "$tmp/ex"

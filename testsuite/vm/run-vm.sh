@@ -29,6 +29,8 @@ usage: $prog (-k KVER | -b IMAGE) -i INITRD [options]
   -v          show the console on stderr as it runs, and every output
   -x          interactive: console on the terminal, a shell after the
               tests, no time limit (Ctrl-A x quits QEMU)
+  -F          QEMU uses the terminal (a tty chardev in -q): it runs in
+              the terminal's foreground process group
 TAP on stdout; exit status 0 when every test and the VM itself passed.
 EOF
 	exit 2
@@ -56,12 +58,13 @@ mem=2G
 cpus=2
 verbose=
 interactive=
+foreground=
 unpacked=
 
 parse_options()
 {
 	local opt
-	while getopts 'k:b:i:c:T:t:u:l:a:q:Im:s:vxh' opt; do
+	while getopts 'k:b:i:c:T:t:u:l:a:q:Im:s:vxFh' opt; do
 		case $opt in
 		k) kver=$OPTARG ;;
 		b) image=$OPTARG ;;
@@ -78,6 +81,7 @@ parse_options()
 		s) cpus=$OPTARG ;;
 		v) verbose=1 ;;
 		x) interactive=1 ;;
+		F) foreground=--foreground ;;
 		*) usage ;;
 		esac
 	done
@@ -199,7 +203,7 @@ boot()
 	t_boot=$EPOCHREALTIME
 	{
 		local rc=0
-		timeout -k 5 "$limit" "${qemu[@]}" </dev/null \
+		timeout $foreground -k 5 "$limit" "${qemu[@]}" </dev/null \
 			2>"$tmp/qemu.err" || rc=$?
 		echo "$rc" >"$tmp/qemu.rc"
 	} | capture

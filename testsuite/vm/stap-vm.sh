@@ -63,7 +63,28 @@ case " $opts " in
 	input=" </opt/tapir/stdin"
 	;;
 esac
-cmd="staprun$opts $mod$margs$input >/tmp/out 2>/tmp/err; rc=\$?"
+# -M (stap --monitor): the live view needs the terminal itself.  The
+# guest's second serial port is this terminal (QEMU opens the tty and
+# passes the keys raw); the guest's staprun draws on it and prints the
+# end probes' output there.  Its size goes along, as a serial line has
+# none.  Without a terminal here there is no view: staprun runs as
+# without -M.  A watched run may last an hour (other runs: a minute).
+qemu_tty=
+redirect=" >/tmp/out"
+case " $opts " in
+*" '-M' "*)
+	if [ -t 0 ] && [ -t 1 ] && host_tty=$(tty 2>/dev/null); then
+		read -r rows cols < <(stty size 2>/dev/null || echo 24 80)
+		qemu_tty="-chardev tty,id=term,path=$host_tty -serial chardev:term"
+		input=" </dev/ttyS1"
+		redirect=" >/dev/ttyS1"
+		pre=": >/tmp/out; stty -F /dev/ttyS1 rows $rows cols $cols"
+		pre+=" 2>/dev/null; LINES=$rows COLUMNS=$cols"
+		pre+=" TERM=${TERM:-vt100}; export LINES COLUMNS TERM; "
+	fi
+	;;
+esac
+cmd="${pre:-}staprun$opts $mod$margs$input$redirect 2>/tmp/err; rc=\$?"
 cmd+="; echo @@stapvm@@ out; base64 /tmp/out"
 cmd+="; echo @@stapvm@@ err; base64 /tmp/err"
 cmd+="; echo @@stapvm@@ rc=\$rc"
@@ -76,9 +97,17 @@ cmd+="; echo @@stapvm@@ rc=\$rc"
 }
 
 set +e
+saved_tty=
+if [ -n "$qemu_tty" ]; then
+	saved_tty=$(stty -g)
+	trap 'stty "$saved_tty" 2>/dev/null; rm -rf "$tmp"' EXIT
+	stty raw -echo
+fi
 "$here/run-vm.sh" -k "$kver" -i "$tmp/initrd" -l "$tmp/console" \
-	-c "$cmd" >"$tmp/tap" 2>&1
+	${qemu_tty:+-F -u 3600 -t 3660 -q "$qemu_tty"} -c "$cmd" \
+	>"$tmp/tap" 2>&1
 vm_rc=$?
+[ -n "$saved_tty" ] && stty "$saved_tty" 2>/dev/null
 set -e
 
 # Strip console noise: kernel lines start with "[", markers with "@@".

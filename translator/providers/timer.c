@@ -245,8 +245,9 @@ static void emit_jiffies(struct emitter *em, struct derived_probe *dp,
 
 /* The profiling tick: one pinned hrtimer per CPU, each started on its
  * own CPU through on_each_cpu() and firing every scheduler tick with the
- * registers of whatever it interrupted.  CPUs brought online later are
- * not sampled.
+ * registers of whatever it interrupted.  A hard timer: PREEMPT_RT runs
+ * the others from the timer softirq's thread, which would be what every
+ * sample saw.  CPUs brought online later are not sampled.
  */
 static void emit_profile(struct emitter *em, struct derived_probe *dp)
 {
@@ -265,15 +266,16 @@ static void emit_profile(struct emitter *em, struct derived_probe *dp)
 		  "\tstruct hrtimer *h = this_cpu_ptr(&stp_profile_%d);\n\n"
 		  "#ifdef STAPCONF_HRTIMER_SETUP\n"
 		  "\thrtimer_setup(h, stp_profile_%d_fn, CLOCK_MONOTONIC,\n"
-		  "\t\t      HRTIMER_MODE_REL_PINNED);\n"
+		  "\t\t      HRTIMER_MODE_REL_PINNED_HARD);\n"
 		  "#else\n"
-		  "\thrtimer_init(h, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);\n"
+		  "\thrtimer_init(h, CLOCK_MONOTONIC, "
+		  "HRTIMER_MODE_REL_PINNED_HARD);\n"
 		  "\th->function = stp_profile_%d_fn;\n"
 		  "#endif\n"
 		  "\tcpumask_set_cpu(smp_processor_id(), "
 		  "&stp_profile_%d_armed);\n"
 		  "\thrtimer_start(h, ns_to_ktime(TICK_NSEC), "
-		  "HRTIMER_MODE_REL_PINNED);\n}\n\n",
+		  "HRTIMER_MODE_REL_PINNED_HARD);\n}\n\n",
 		  n, n, n, emit_probe_ref(em, dp), n, n, n, n, n);
 	sb_printf(emit_out(em, EMIT_START),
 		  "\ton_each_cpu(stp_profile_%d_arm, NULL, 1);\n", n);

@@ -25,6 +25,7 @@
 #include "stp_session.c"
 #include "stp_ctl.c"
 #include "stp_transport.c"
+#include "stp_monitor.c"
 #include "stp_print.c"
 #include "stp_vsprintf.c"
 #include "stp_main.c"
