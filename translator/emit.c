@@ -3464,7 +3464,8 @@ static void gen_function(struct emitter *em, struct func *f)
 		sb_putc(&b->text, '\n');
 		line(em, "}");
 		/* kread() and friends without CATCH_DEREF_FAULT() */
-		if (uses_deref(f->code) && !strstr(f->code, "CATCH_DEREF_FAULT"))
+		if (uses_deref(f->code) &&
+		    !strstr(f->code, "CATCH_DEREF_FAULT"))
 			line(em, "_stp_deref_fault: __maybe_unused;");
 		b->uses_out = true;
 		for (i = 0; i < f->params.n; i++)
