@@ -8,6 +8,7 @@
 #include "stp_runtime_pre.h"
 #include "tapset-api.h"
 #include "stp_probe.h"
+#include "stp_deref.h"
 #include "stp_session.h"
 #include "stp_print.h"
 #include "stp_string.h"

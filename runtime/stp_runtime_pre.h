@@ -6,6 +6,7 @@
 #define STP_RUNTIME_PRE_H
 
 #include <linux/module.h>
+#include <linux/version.h>
 #include <linux/kernel.h>
 #include <linux/types.h>
 #include <linux/string.h>

@@ -14,6 +14,7 @@
 #include "format.h"
 #include "provider.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -2408,6 +2409,53 @@ static void gen_perf(struct emitter *em, struct strbuf *o,
 	sb_puts(o, ")");
 }
 
+/* The variable of a function's frame (parameter or local) named
+ * name[0..n), or NULL.
+ */
+static const struct vardecl *frame_var(const struct body *b,
+					const char *name, size_t n)
+{
+	const struct vec *vs[2] = { b->params, b->locals };
+	int i, k;
+
+	for (k = 0; k < 2; k++)
+		for (i = 0; vs[k] && i < vs[k]->n; i++) {
+			const struct vardecl *v = vs[k]->items[i];
+
+			if (strlen(v->name) == n && !strncmp(v->name, name, n))
+				return v;
+		}
+	return NULL;
+}
+
+/* An embedded expression in a script function may name the function's
+ * parameters and locals STAP_ARG_x, as an embedded function does.
+ */
+static void gen_embedded_expr(struct emitter *em, struct strbuf *o,
+			      const char *code)
+{
+	const char *p = code, *m;
+
+	while (em->b->func && (m = strstr(p, "STAP_ARG_"))) {
+		const char *id = m + strlen("STAP_ARG_");
+		const struct vardecl *v;
+		size_t n = 0;
+
+		while (isalnum((unsigned char)id[n]) || id[n] == '_')
+			n++;
+		v = m == code || !(isalnum((unsigned char)m[-1]) ||
+				   m[-1] == '_') ? frame_var(em->b, id, n) :
+				  NULL;
+		sb_putn(o, p, m - p);
+		if (v)
+			sb_printf(o, "(%s)", var_cname(em, v));
+		else
+			sb_putn(o, m, id + n - m);
+		p = id + n;
+	}
+	sb_puts(o, p);
+}
+
 static void gen_expr(struct emitter *em, struct strbuf *o,
 		     const struct expr *e)
 {
@@ -2500,10 +2548,10 @@ static void gen_expr(struct emitter *em, struct strbuf *o,
 		sb_printf(o, "((int64_t)(%s))", e->str);
 		break;
 	case EX_EMBEDDED:
-		if (e->embedded_string)
-			sb_printf(o, "((const char *)(%s))", e->code);
-		else
-			sb_printf(o, "((int64_t)(%s))", e->code);
+		sb_puts(o, e->embedded_string ? "((const char *)(" :
+			"((int64_t)(");
+		gen_embedded_expr(em, o, e->code);
+		sb_puts(o, "))");
 		break;
 	case EX_TARGET:
 		if (e->tref)
@@ -3404,6 +3452,34 @@ static void global_macros_undef(struct vardecl *v, void *arg)
 	line(em, "#undef STAP_GLOBAL_SET_%s", v->name);
 }
 
+/* Embedded C reads through kread(), kderef(), kderef_buffer() or
+ * DEREF_FAULT() (runtime/stp_deref.h), which jump to a fault label.
+ */
+static bool uses_deref(const char *code)
+{
+	static const char *const names[] = {
+		"kread", "kderef", "kderef_buffer", "DEREF_FAULT",
+	};
+	const char *p;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		n = strlen(names[i]);
+		for (p = code; (p = strstr(p, names[i])); p += n) {
+			const char *q = p + n;
+
+			if (p > code && (isalnum((unsigned char)p[-1]) ||
+					 p[-1] == '_'))
+				continue;
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (*q == '(')
+				return true;
+		}
+	}
+	return false;
+}
+
 static void gen_function(struct emitter *em, struct func *f)
 {
 	const char *id = fn_id(em, f);
@@ -3448,6 +3524,10 @@ static void gen_function(struct emitter *em, struct func *f)
 		sb_puts(&b->text, f->code);
 		sb_putc(&b->text, '\n');
 		line(em, "}");
+		/* kread() and friends without CATCH_DEREF_FAULT() */
+		if (uses_deref(f->code) &&
+		    !strstr(f->code, "CATCH_DEREF_FAULT"))
+			line(em, "_stp_deref_fault: __maybe_unused;");
 		b->uses_out = true;
 		for (i = 0; i < f->params.n; i++)
 			line(em, "#undef STAP_ARG_%s",

@@ -52,6 +52,31 @@ static const struct conf_probe conf_probes[] = {
 	  "struct file *t(struct files_struct *f);\n"
 	  "struct file *t(struct files_struct *f) "
 	  "{ return files_lookup_fd_raw(f, 0); }\n" },
+	/* kernel API facts that embedded C written for the established
+	 * tool tests (the pfiles example): struct file's f_path (2.6.20),
+	 * <linux/uidgid.h> (3.5), <linux/filelock.h> (6.3), struct
+	 * file_lock_core (6.9), do_sock_getsockopt() (6.9)
+	 */
+	{ "STAPCONF_DPATH_PATH",
+	  "#include <linux/fs.h>\n"
+	  "struct dentry *t(struct file *f);\n"
+	  "struct dentry *t(struct file *f) { return f->f_path.dentry; }\n" },
+	{ "STAPCONF_LINUX_UIDGID_H",
+	  "#include <linux/uidgid.h>\n" },
+	{ "STAPCONF_LINUX_FILELOCK_H",
+	  "#include <linux/filelock.h>\n" },
+	{ "STAPCONF_FILE_LOCK_CORE",
+	  "#include <linux/fs.h>\n"
+	  "#include <linux/filelock.h>\n"
+	  "int t(struct file_lock *l);\n"
+	  "int t(struct file_lock *l) { return l->c.flc_type; }\n" },
+	{ "STAPCONF_DO_SOCK_GETSOCKOPT",
+	  "#include <net/sock.h>\n"
+	  "#include <linux/sockptr.h>\n"
+	  "int t(struct socket *s, int *v, int *n);\n"
+	  "int t(struct socket *s, int *v, int *n)\n"
+	  "{ return do_sock_getsockopt(s, false, SOL_SOCKET, SO_TYPE,\n"
+	  "    KERNEL_SOCKPTR(v), KERNEL_SOCKPTR(n)); }\n" },
 	{ "STAPCONF_GET_RANDOM_U32_BELOW",
 	  "#include <linux/random.h>\n"
 	  "u32 t(void);\nu32 t(void) { return get_random_u32_below(7); }\n" },

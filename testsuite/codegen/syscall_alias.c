@@ -1244,7 +1244,7 @@ static inline void stp_probe_0(struct context *c)
 				&c->func_locals[c->nesting + 1].fn___int32_1;
 			__callee->l_val = (int64_t)c->targs[1];
 			c->last_stmt =
-				"identifier '__int32' at linux/syscalls.stp:3381:8";
+				"identifier '__int32' at linux/syscalls.stp:3401:8";
 			c->nesting++;
 			stp_fn___int32_1(c);
 			c->nesting--;
@@ -1262,7 +1262,7 @@ static inline void stp_probe_0(struct context *c)
 				&c->func_locals[c->nesting + 1].fn_user_string_quoted_1;
 			__callee->l_addr = (int64_t)c->targs[2];
 			c->last_stmt =
-				"identifier 'user_string_quoted' at linux/syscalls.stp:3382:13";
+				"identifier 'user_string_quoted' at linux/syscalls.stp:3402:13";
 			c->nesting++;
 			stp_fn_user_string_quoted_1(c);
 			c->nesting--;
@@ -1275,7 +1275,7 @@ static inline void stp_probe_0(struct context *c)
 				&c->func_locals[c->nesting + 1].fn___int32_1;
 			__callee->l_val = (int64_t)c->targs[3];
 			c->last_stmt =
-				"identifier '__int32' at linux/syscalls.stp:3383:10";
+				"identifier '__int32' at linux/syscalls.stp:3403:10";
 			c->nesting++;
 			stp_fn___int32_1(c);
 			c->nesting--;
@@ -1288,7 +1288,7 @@ static inline void stp_probe_0(struct context *c)
 				&c->func_locals[c->nesting + 1].fn___uint32_1;
 			__callee->l_val = (int64_t)c->targs[4];
 			c->last_stmt =
-				"identifier '__uint32' at linux/syscalls.stp:3384:9";
+				"identifier '__uint32' at linux/syscalls.stp:3404:9";
 			c->nesting++;
 			stp_fn___uint32_1(c);
 			c->nesting--;
@@ -1301,7 +1301,7 @@ static inline void stp_probe_0(struct context *c)
 				&c->func_locals[c->nesting + 1].fn__dfd_str_1;
 			__callee->l_dfd = l->l_dfd;
 			c->last_stmt =
-				"identifier '_dfd_str' at linux/syscalls.stp:3385:12";
+				"identifier '_dfd_str' at linux/syscalls.stp:3405:12";
 			c->nesting++;
 			stp_fn__dfd_str_1(c);
 			c->nesting--;
@@ -1314,7 +1314,7 @@ static inline void stp_probe_0(struct context *c)
 				&c->func_locals[c->nesting + 1].fn__sys_open_flag_str_1;
 			__callee->l_flags = l->l_flags;
 			c->last_stmt =
-				"identifier '_sys_open_flag_str' at linux/syscalls.stp:3386:14";
+				"identifier '_sys_open_flag_str' at linux/syscalls.stp:3406:14";
 			c->nesting++;
 			stp_fn__sys_open_flag_str_1(c);
 			c->nesting--;
@@ -1349,7 +1349,7 @@ static inline void stp_probe_0(struct context *c)
 		c->actionremaining -= 8;
 		if (unlikely(c->actionremaining < 0)) {
 			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at linux/syscalls.stp:3379:1");
+				      "operator '{' at linux/syscalls.stp:3399:1");
 			goto out;
 		}
 	}
@@ -1414,7 +1414,7 @@ static inline void stp_probe_1(struct context *c)
 		c->actionremaining -= 1;
 		if (unlikely(c->actionremaining < 0)) {
 			_stp_error_at(c, "MAXACTION exceeded",
-				      "operator '{' at linux/syscalls.stp:3391:1");
+				      "operator '{' at linux/syscalls.stp:3411:1");
 			goto out;
 		}
 	}
