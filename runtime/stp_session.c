@@ -70,6 +70,28 @@ static const struct kernel_param_ops _stp_sess_state_ops = {
 module_param_cb(_stp_state, &_stp_sess_state_ops, NULL, 0444);
 MODULE_PARM_DESC(_stp_state, "the session's state (read-only)");
 
+/* --remote: this host's index among the session's hosts and the URL
+ * that named it, as stap passes them to staprun; -1 and "" when the
+ * session was not started with --remote.
+ */
+static int _stp_remote_id = -1;
+module_param(_stp_remote_id, int, 0);
+MODULE_PARM_DESC(_stp_remote_id, "the host's index under stap --remote");
+static char _stp_remote_uri[256];
+module_param_string(_stp_remote_uri, _stp_remote_uri,
+		    sizeof(_stp_remote_uri), 0);
+MODULE_PARM_DESC(_stp_remote_uri, "the host's URL under stap --remote");
+
+int _stp_remote_index(void)
+{
+	return _stp_remote_id;
+}
+
+const char *_stp_remote_url(void)
+{
+	return _stp_remote_uri;
+}
+
 pid_t _stp_target_pid(void)
 {
 	return READ_ONCE(_stp_sess_target);

@@ -163,6 +163,12 @@ pid_t _stp_target_pid(void);
 /* The pid of the stapio process that controls this module. */
 pid_t _stp_stapio_pid(void);
 
+/* Under stap --remote, the host's index (as --remote-prefix prints it)
+ * and the URL it was named by; -1 and "" otherwise.
+ */
+int _stp_remote_index(void);
+const char *_stp_remote_url(void);
+
 /* 1 when current may be inspected by the user who started the session:
  * always for a privileged session, else when current belongs to that
  * user.  Guards the myproc-unprivileged functions.

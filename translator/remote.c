@@ -576,6 +576,9 @@ static const char *run_command(struct remote *r, struct host *h)
 	sb_puts(&sb, " \"$m\"");
 	for (i = 0; i < s->opt.global_sets.n; i++)
 		sb_printf(&sb, " %s", sh_quote(a, s->opt.global_sets.items[i]));
+	/* remote_id() and remote_uri() */
+	sb_printf(&sb, " _stp_remote_id=%d %s", h->index,
+		  sh_quote(a, arena_printf(a, "_stp_remote_uri=%.255s", h->url)));
 	sb_puts(&sb, " </dev/null 3<&-");
 	cmd = arena_strdup(a, sb.buf);
 	sb_free(&sb);

@@ -129,7 +129,8 @@ expect()
 
 # The release each module was built for, by the preprocessor.
 built_for="%( kernel_vr == \"$k1\" %? \"$k1\" %: %( kernel_vr == \"$k2\" %? \"$k2\" %: \"another kernel\" %) %)"
-script_a="probe begin { printf(\"begin: %s built for %s\\n\", module_name(), $built_for) }
+script_a="probe begin { printf(\"begin: %s built for %s\\n\", module_name(), $built_for)
+  printf(\"id: %d %s\\n\", remote_id(), remote_uri()) }
 probe end { println(\"end probe ran\") }"
 h1=ssh://root@127.0.0.1:$p1
 h2=127.0.0.1:$p2
@@ -173,6 +174,8 @@ if [ -n "$m0" ] && [ "$m0" != "$m1" ]; then
 else
 	tap_result notok "run A: one module per kernel release" "$tmp/both"
 fi
+expect "run A: remote_id() and remote_uri() name each host" \
+	"$tmp/run.out" "^0: id: 0 ${h1//./\\.}\$" "^1: id: 1 ${h2//./\\.}\$"
 expect "run A: SIGINT ran both hosts' end probes" "$tmp/run.out" \
 	'^0: end probe ran$' '^1: end probe ran$'
 expect "run A: the unreachable host is an error naming it" "$tmp/run.err" \
