@@ -347,6 +347,18 @@ static void on_start(struct run *r, const struct ctl_msg *m)
 
 	memcpy(&rc, m->payload, m->hdr.len < sizeof(rc) ? m->hdr.len :
 						    sizeof(rc));
+	/* A stop signal came during the registration, which stopped
+	 * there and undid itself (the module checks staprun's pending
+	 * signals): no probe is armed, and the signal, read next from
+	 * the signalfd, is an ordinary stop.
+	 */
+	if (rc.rc == -EINTR) {
+		if (r->o->verbose)
+			fprintf(stderr, "staprun: the registration stopped "
+				"for a signal\n");
+		request_exit(r);
+		return;
+	}
 	if (rc.rc < 0) {
 		fprintf(stderr, "staprun: the module failed to start: %s\n",
 			strerror(-rc.rc));

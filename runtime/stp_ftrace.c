@@ -174,7 +174,7 @@ static int _stp_ftrace_resolve(struct stp_fentry *fe, int n)
 {
 	struct kprobe *kps;
 	struct kprobe **list;
-	int i, nl = 0;
+	int i, nl = 0, rc = 0;
 
 	kps = kvcalloc(n, sizeof(*kps), GFP_KERNEL);
 	list = kvcalloc(n, sizeof(*list), GFP_KERNEL);
@@ -184,8 +184,10 @@ static int _stp_ftrace_resolve(struct stp_fentry *fe, int n)
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		if (fatal_signal_pending(current))
+		if (_stp_start_interrupted()) {
+			rc = -EINTR;
 			break;
+		}
 		kps[i].symbol_name = fe[i].k->symbol;
 		kps[i].flags = KPROBE_FLAG_DISABLED;
 		if (register_kprobe(&kps[i]))
@@ -198,7 +200,7 @@ static int _stp_ftrace_resolve(struct stp_fentry *fe, int n)
 		unregister_kprobes(list, nl);
 	kvfree(kps);
 	kvfree(list);
-	return fatal_signal_pending(current) ? -EINTR : 0;
+	return rc;
 }
 
 /* The filter of ops: in one call, or, when the kernel refuses an
@@ -317,8 +319,8 @@ static bool _stp_ftrace_candidate(const struct stp_kprobe *k)
 /* Register every candidate of k[0..n) that ftrace can carry through
  * the shared ops and mark it fentry; the others are left for kprobes.
  * A site goes through the ops without registers when every probe there
- * is .noregs.  Only -EINTR (staprun killed) is an error: anything else
- * means kprobes.
+ * is .noregs.  Only -EINTR (staprun told to stop) is an error: anything
+ * else means kprobes.
  */
 static int _stp_ftrace_register(struct stp_kprobe *k, int n)
 {

@@ -216,7 +216,9 @@ int _stp_hwbkpt_register(struct stp_hwbkpt *h, int n)
 	int i, rc;
 
 	for (i = 0; i < n; i++) {
-		rc = _stp_hwbkpt_one(&h[i]);
+		/* staprun told to stop (stp_session.h) */
+		rc = _stp_start_interrupted() ? -EINTR :
+		     _stp_hwbkpt_one(&h[i]);
 		if (rc) {
 			_stp_hwbkpt_unregister(h, i + 1);
 			return rc;

@@ -150,11 +150,12 @@ static int _stp_kprobe_register_table(struct stp_kprobe *k, int n)
 	int i, rc, ok = 0, pending = 0, first_rc = 0;
 
 	for (i = 0; i < n; i++) {
-		/* START runs in staprun's write(): a staprun killed
-		 * meanwhile would only have the whole table unregistered
-		 * again, so a long registration stops here.
+		/* START runs in staprun's write(): a staprun told to
+		 * stop meanwhile would only have the whole table
+		 * unregistered again, so a long registration stops here
+		 * (its caller undoes what is registered).
 		 */
-		if (fatal_signal_pending(current))
+		if (_stp_start_interrupted())
 			return -EINTR;
 		if (k[i].fentry) {
 			ok++;

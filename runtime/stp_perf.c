@@ -195,7 +195,9 @@ int _stp_perf_register(struct stp_perf *p, int n)
 	int i, rc;
 
 	for (i = 0; i < n; i++) {
-		rc = _stp_perf_create(&p[i]);
+		/* staprun told to stop (stp_session.h) */
+		rc = _stp_start_interrupted() ? -EINTR :
+		     _stp_perf_create(&p[i]);
 		if (rc) {
 			_stp_perf_unregister(p, i + 1);
 			return rc;

@@ -7,6 +7,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/workqueue.h>
 
 #include "msg.h"
@@ -22,7 +23,8 @@ static pid_t _stp_sess_target;
 static pid_t _stp_sess_stapio;
 static bool _stp_sess_ready;		/* module init is complete */
 static unsigned long _stp_sess_start_taken; /* bit 0: START accepted */
-static bool _stp_sess_started;		/* stp_probes_start() succeeded */
+static bool _stp_sess_started;		/* the begin probes ran */
+static bool _stp_sess_armed;		/* ... and every probe registered */
 static bool _stp_sess_ended;		/* probes are disarmed, end has run */
 static bool _stp_sess_stopped;		/* the stop sequence has run */
 static bool _stp_sess_failed;		/* the run ended in error */
@@ -170,23 +172,54 @@ void _stp_probe_skipped(void)
 
 /* ---- START and EXIT ------------------------------------------------ */
 
+/* The stop signals of staprun (loader/run.c): blocked there, so only
+ * the queues show them.  A racy read of a pending mask is enough: a
+ * signal that lands just after it is seen at the next probe, or by
+ * staprun once START returns.
+ */
+#define STP_STOP_SIGNALS (sigmask(SIGINT) | sigmask(SIGTERM) | \
+			  sigmask(SIGHUP) | sigmask(SIGQUIT))
+
+bool _stp_start_interrupted(void)
+{
+	unsigned long pending;
+
+	if (fatal_signal_pending(current))
+		return true;
+	pending = READ_ONCE(current->pending.signal.sig[0]) |
+		  READ_ONCE(current->signal->shared_pending.signal.sig[0]);
+	return pending & STP_STOP_SIGNALS;
+}
+
 static void _stp_sess_do_start(void)
 {
 	struct stp_msg_start_rc r = { 0 };
+	int rc;
 
 	if (_stp_sess_ended) {
 		r.rc = -ESRCH;		/* EXIT came first */
-	} else {
-		_stp_usyms_start();
-		r.rc = stp_probes_start();
-		if (r.rc) {
-			/* Nothing is armed: stopping only flushes. */
-			atomic_set(&_stp_session_state, STAP_SESSION_ERROR);
-			_stp_sess_failed = true;
-		} else {
-			_stp_sess_started = true;
-		}
+		goto out;
 	}
+	_stp_usyms_start();
+	rc = stp_probes_start();
+	if (rc == 0 || rc == STP_PROBES_UNARMED) {
+		_stp_sess_started = true;
+		_stp_sess_armed = rc == 0;
+	} else if (rc == -EINTR) {
+		/* staprun is about to send EXIT: the begin probes ran, so
+		 * the end probes will, over no armed probe
+		 */
+		_stp_sess_started = true;
+		atomic_cmpxchg(&_stp_session_state, STAP_SESSION_STARTING,
+			       STAP_SESSION_STOPPING);
+		r.rc = rc;
+	} else {
+		/* Nothing is armed: stopping only flushes. */
+		atomic_set(&_stp_session_state, STAP_SESSION_ERROR);
+		_stp_sess_failed = true;
+		r.rc = rc;
+	}
+out:
 	_stp_ctl_send(STP_MSG_START, &r, sizeof(r), true);
 }
 
@@ -223,7 +256,7 @@ static void _stp_sess_do_end(void)
 	_stp_sess_ended = true;
 	if (_stp_sess_started) {
 		_stp_sess_leave_running(STAP_SESSION_STOPPING);
-		stp_probes_stop();
+		stp_probes_stop(_stp_sess_armed);
 	}
 	_stp_usyms_stop();
 }

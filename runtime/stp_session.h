@@ -8,7 +8,10 @@
  * staprun sends EXIT (or the module asks for it) -> stp_probes_stop()
  * (unregister, drain, end or error probes) -> output flushed -> STOPPED
  * -> staprun unloads.  If the control channel closes without EXIT
- * (staprun killed), the module stops itself the same way.
+ * (staprun killed), the module stops itself the same way.  A stop
+ * signal for staprun during the registration cuts it short: START
+ * answers -EINTR with nothing armed, and the EXIT that follows runs the
+ * end probes only.
  */
 #ifndef STP_SESSION_H
 #define STP_SESSION_H
@@ -35,10 +38,20 @@ static inline int _stp_session_get_state(void)
 /* Hooks the generated module defines. */
 int stp_globals_init(void);		/* allocate arrays/stats; -errno */
 void stp_globals_free(void);
-int stp_probes_start(void);		/* begin probes, register the rest */
-void stp_probes_stop(void);		/* unregister all, wait for running
-					 * handlers, run end/error probes and
-					 * print written-only globals */
+/* The begin probes, then the registration of the others: 0 once every
+ * probe is armed; STP_PROBES_UNARMED when a begin probe ended the
+ * session (exit(), an error) and nothing was registered; -EINTR when
+ * staprun was told to stop during the registration
+ * (_stp_start_interrupted()), which undid what it had registered;
+ * another -errno when a registration failed (undone too).
+ */
+int stp_probes_start(void);
+#define STP_PROBES_UNARMED 1
+/* Unregister all (when armed: stp_probes_start() returned 0), wait for
+ * running handlers, run the end or error probes and print the
+ * written-only globals.
+ */
+void stp_probes_stop(bool armed);
 extern const char stp_module_name[];
 
 struct inode;
@@ -91,6 +104,13 @@ void _stp_request_error_exit(void);
  * stops with "Skipped too many probes" past MAXSKIPPED.
  */
 void _stp_probe_skipped(void);
+/* Whether the registration that START runs (in staprun's write()) is
+ * to stop at once: staprun was sent SIGINT, SIGTERM, SIGHUP or SIGQUIT
+ * (which it keeps blocked, to read them from a signalfd: a blocked
+ * signal is pending without signal_pending() seeing it), or is being
+ * killed.  Every family's registration loop asks it between probes.
+ */
+bool _stp_start_interrupted(void);
 /* The target of -x PID / -c CMD, 0 when none; set by staprun at START. */
 pid_t _stp_target_pid(void);
 

@@ -137,6 +137,13 @@ int _stp_tracepoints_register(struct stp_tracepoint *t, int n)
 			mods = true;
 			continue;
 		}
+		/* each attach may patch the kernel's text: a long table
+		 * stops when staprun is told to (stp_session.h)
+		 */
+		if (_stp_start_interrupted()) {
+			_stp_tracepoints_unregister(t, i);
+			return -EINTR;
+		}
 		rc = t[i].tp ? tracepoint_probe_register(t[i].tp, t[i].fn,
 							 NULL) : -ENOENT;
 		if (!rc) {

@@ -418,6 +418,11 @@ int _stp_uprobes_register(struct stp_uprobe *ups, int n)
 	int i, rc, ok = 0, first_rc = 0, first = -1;
 
 	for (i = 0; i < n; i++) {
+		/* staprun told to stop (stp_session.h) */
+		if (_stp_start_interrupted()) {
+			_stp_uprobes_unregister(ups, i);
+			return -EINTR;
+		}
 		rc = _stp_uprobe_register_one(&ups[i]);
 		if (!rc) {
 			ok++;

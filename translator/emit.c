@@ -5204,7 +5204,11 @@ static void gen_start_stop(struct emitter *em, struct strbuf *o)
 		sb_puts(o, "\tint rc = 0;\n\n");
 	run_list(o, &em->begins, "STAP_SESSION_STARTING", 1);
 	sb_puts(o, "\tif (_stp_session_get_state() != STAP_SESSION_STARTING)\n"
-		"\t\treturn 0;\n");
+		"\t\treturn STP_PROBES_UNARMED;\n");
+	/* a stop signal that came during the begin probes */
+	if (em->groups.n || em->start.len)
+		sb_puts(o, "\tif (_stp_start_interrupted())\n"
+			"\t\treturn -EINTR;\n");
 	sb_puts(o, em->gstarts.buf ? em->gstarts.buf : "");
 	sb_puts(o, em->start.buf ? em->start.buf : "");
 	sb_puts(o, "\tatomic_cmpxchg(&_stp_session_state, "
@@ -5212,9 +5216,16 @@ static void gen_start_stop(struct emitter *em, struct strbuf *o)
 		"\treturn 0;\n");
 	sb_puts(o, em->gfail.buf ? em->gfail.buf : "");
 	sb_puts(o, "}\n\n");
-	sb_puts(o, "void stp_probes_stop(void)\n{\n");
-	sb_puts(o, em->gstops.buf ? em->gstops.buf : "");
-	sb_puts(o, em->stop.buf ? em->stop.buf : "");
+	/* what stp_probes_start() armed, all or nothing */
+	if (em->gstops.len || em->stop.len) {
+		sb_puts(o, "static void stp_probes_unregister(void)\n{\n");
+		sb_puts(o, em->gstops.buf ? em->gstops.buf : "");
+		sb_puts(o, em->stop.buf ? em->stop.buf : "");
+		sb_puts(o, "}\n\n");
+	}
+	sb_puts(o, "void stp_probes_stop(bool armed)\n{\n");
+	if (em->gstops.len || em->stop.len)
+		sb_puts(o, "\tif (armed)\n\t\tstp_probes_unregister();\n");
 	/* the final print is like an end probe: not after an error */
 	if (em->errors.n) {
 		sb_puts(o, "\tif (_stp_session_get_state() == "

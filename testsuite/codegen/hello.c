@@ -118,13 +118,13 @@ int stp_probes_start(void)
 {
 	_stp_probe_run(&stp_probes[0], NULL, STAP_SESSION_STARTING);
 	if (_stp_session_get_state() != STAP_SESSION_STARTING)
-		return 0;
+		return STP_PROBES_UNARMED;
 	atomic_cmpxchg(&_stp_session_state, STAP_SESSION_STARTING,
 		       STAP_SESSION_RUNNING);
 	return 0;
 }
 
-void stp_probes_stop(void)
+void stp_probes_stop(bool armed)
 {
 }
 

@@ -183,7 +183,9 @@ int stp_probes_start(void)
 	int rc = 0;
 
 	if (_stp_session_get_state() != STAP_SESSION_STARTING)
-		return 0;
+		return STP_PROBES_UNARMED;
+	if (_stp_start_interrupted())
+		return -EINTR;
 	rc = _stp_hwbkpt_register(stp_hwbkpts, 1);
 	if (rc)
 		goto fail_0;
@@ -194,9 +196,15 @@ fail_0:
 	return rc;
 }
 
-void stp_probes_stop(void)
+static void stp_probes_unregister(void)
 {
 	_stp_hwbkpt_unregister(stp_hwbkpts, 1);
+}
+
+void stp_probes_stop(bool armed)
+{
+	if (armed)
+		stp_probes_unregister();
 	if (_stp_session_get_state() != STAP_SESSION_ERROR) {
 		_stp_probe_run(&stp_probes[1], NULL, STAP_SESSION_STOPPING);
 	}

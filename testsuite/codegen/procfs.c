@@ -211,7 +211,9 @@ int stp_probes_start(void)
 	int rc = 0;
 
 	if (_stp_session_get_state() != STAP_SESSION_STARTING)
-		return 0;
+		return STP_PROBES_UNARMED;
+	if (_stp_start_interrupted())
+		return -EINTR;
 	rc = _stp_procfs_start(stp_procfs_dirs, 0, stp_procfs_files, 1);
 	if (rc)
 		goto fail_0;
@@ -222,9 +224,15 @@ fail_0:
 	return rc;
 }
 
-void stp_probes_stop(void)
+static void stp_probes_unregister(void)
 {
 	_stp_procfs_stop(stp_procfs_files, 1);
+}
+
+void stp_probes_stop(bool armed)
+{
+	if (armed)
+		stp_probes_unregister();
 }
 
 const struct stp_script stp_script = {

@@ -1539,7 +1539,9 @@ int stp_probes_start(void)
 	int rc = 0;
 
 	if (_stp_session_get_state() != STAP_SESSION_STARTING)
-		return 0;
+		return STP_PROBES_UNARMED;
+	if (_stp_start_interrupted())
+		return -EINTR;
 	rc = _stp_syscalls_register(&stp_sc_enter, &stp_sc_exit);
 	if (rc)
 		goto fail_0;
@@ -1558,10 +1560,16 @@ fail_0:
 	return rc;
 }
 
-void stp_probes_stop(void)
+static void stp_probes_unregister(void)
 {
 	_stp_syscalls_unregister();
 	hrtimer_cancel(&stp_timer_2);
+}
+
+void stp_probes_stop(bool armed)
+{
+	if (armed)
+		stp_probes_unregister();
 }
 
 const struct stp_script stp_script = {

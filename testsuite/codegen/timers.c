@@ -314,7 +314,9 @@ void stp_globals_free(void)
 int stp_probes_start(void)
 {
 	if (_stp_session_get_state() != STAP_SESSION_STARTING)
-		return 0;
+		return STP_PROBES_UNARMED;
+	if (_stp_start_interrupted())
+		return -EINTR;
 #ifdef STAPCONF_HRTIMER_SETUP
 	hrtimer_setup(&stp_timer_0, stp_timer_0_fn, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL);
@@ -338,7 +340,7 @@ int stp_probes_start(void)
 	return 0;
 }
 
-void stp_probes_stop(void)
+static void stp_probes_unregister(void)
 {
 	hrtimer_cancel(&stp_timer_0);
 	hrtimer_cancel(&stp_timer_1);
@@ -347,6 +349,12 @@ void stp_probes_stop(void)
 #else
 	del_timer_sync(&stp_timer_2);
 #endif
+}
+
+void stp_probes_stop(bool armed)
+{
+	if (armed)
+		stp_probes_unregister();
 }
 
 const struct stp_script stp_script = {

@@ -148,7 +148,9 @@ int stp_probes_start(void)
 	int rc = 0;
 
 	if (_stp_session_get_state() != STAP_SESSION_STARTING)
-		return 0;
+		return STP_PROBES_UNARMED;
+	if (_stp_start_interrupted())
+		return -EINTR;
 	rc = _stp_uprobes_register(stp_uprobes, 2);
 	if (rc)
 		goto fail_0;
@@ -159,9 +161,15 @@ fail_0:
 	return rc;
 }
 
-void stp_probes_stop(void)
+static void stp_probes_unregister(void)
 {
 	_stp_uprobes_unregister(stp_uprobes, 2);
+}
+
+void stp_probes_stop(bool armed)
+{
+	if (armed)
+		stp_probes_unregister();
 }
 
 /* user objects: functions and unwind rows by file offset */

@@ -392,6 +392,7 @@ die()
 	fi
 	wait $pid
 	rc=$?
+	stop_s=$(awk "BEGIN { printf \"%.2f\", $(now) - $t_kill }")
 	kill $rpid 2>/dev/null
 	wait $rpid 2>/dev/null
 	if [ "$how" != KILL ]; then
@@ -400,6 +401,14 @@ die()
 			eval '{ [ $rc = 0 ] || { [ $how = pipe ] &&
 			      [ $rc = 1 ] && has_err "cannot write"; }; } &&
 			      unloaded'
+		[ "$stage" = register ] &&
+			echo "# $how at register: staprun ended ${stop_s} s" \
+			     "after the signal"
+		# the 1.5 s stall of the registration stops at the signal
+		# (_stp_start_interrupted()); begin ran, so end runs
+		[ "$stage" = register ] && [ "$how" != pipe ] &&
+			check "$how at register: cut short, end runs" \
+				eval 'within 1 && has_out "end ticks=0"'
 		return
 	fi
 	if [ "$stage" = init ]; then

@@ -81,16 +81,17 @@ static bool tp_stalls(const char *stage)
 	return stall_ms > 0 && !strcmp(stall, stage);
 }
 
-/* Process context.  A registration stops for a killed staprun, as the
- * runtime's does (stp_kprobe.c); module init and the end probes run on.
+/* Process context.  A registration stops when staprun is told to stop
+ * or killed, as the runtime's do (_stp_start_interrupted()); module
+ * init and the end probes run on.
  */
-static int tp_stall(bool killable)
+static int tp_stall(bool interruptible)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(stall_ms);
 
 	/* by the clock: msleep(10) sleeps a few jiffies more each time */
 	while (time_before(jiffies, end)) {
-		if (killable && fatal_signal_pending(current))
+		if (interruptible && _stp_start_interrupted())
 			return -EINTR;
 		msleep(10);
 	}
@@ -368,7 +369,7 @@ int stp_probes_start(void)
 		return -ENODEV;
 	_stp_probe_run(&tp_probes[TP_BEGIN], NULL, STAP_SESSION_STARTING);
 	if (_stp_session_get_state() != STAP_SESSION_STARTING)
-		return 0;
+		return STP_PROBES_UNARMED;
 	if (tp_stalls("register")) {
 		tp_phase("register");
 		if (tp_stall(true))
@@ -395,7 +396,8 @@ int stp_probes_start(void)
 	return 0;
 }
 
-void stp_probes_stop(void)
+/* What is armed is in tp_timer_armed and tp_thread. */
+void stp_probes_stop(bool armed)
 {
 	if (tp_timer_armed) {
 		WRITE_ONCE(tp_timer_stop, true);

@@ -274,8 +274,6 @@ void stp_globals_free(void)
 {
 }
 
-static bool up_registered;
-
 int stp_probes_start(void)
 {
 	int rc;
@@ -287,7 +285,7 @@ int stp_probes_start(void)
 	up_table[3].sdt_sem = off_sem;
 	_stp_probe_run(&up_probes[P_BEGIN], NULL, STAP_SESSION_STARTING);
 	if (_stp_session_get_state() != STAP_SESSION_STARTING)
-		return 0;
+		return STP_PROBES_UNARMED;
 	rc = _stp_uprobes_register(up_table, ARRAY_SIZE(up_table));
 	if (rc)
 		return rc;
@@ -296,18 +294,16 @@ int stp_probes_start(void)
 		_stp_uprobes_unregister(up_table, ARRAY_SIZE(up_table));
 		return rc;
 	}
-	up_registered = true;
 	atomic_cmpxchg(&_stp_session_state, STAP_SESSION_STARTING,
 		       STAP_SESSION_RUNNING);
 	return 0;
 }
 
-void stp_probes_stop(void)
+void stp_probes_stop(bool armed)
 {
-	if (up_registered) {
+	if (armed) {
 		_stp_task_probes_unregister(up_tasks, ARRAY_SIZE(up_tasks));
 		_stp_uprobes_unregister(up_table, ARRAY_SIZE(up_table));
-		up_registered = false;
 	}
 	_stp_probe_run(&up_probes[P_END], NULL, STAP_SESSION_STOPPING);
 }
