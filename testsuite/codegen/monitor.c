@@ -583,7 +583,9 @@ int stp_probes_start(void)
 	int rc = 0;
 
 	if (_stp_session_get_state() != STAP_SESSION_STARTING)
-		return 0;
+		return STP_PROBES_UNARMED;
+	if (_stp_start_interrupted())
+		return -EINTR;
 	rc = _stp_kprobes_register(stp_kprobes, 1);
 	if (rc)
 		goto fail_0;
@@ -602,10 +604,16 @@ fail_0:
 	return rc;
 }
 
-void stp_probes_stop(void)
+static void stp_probes_unregister(void)
 {
 	_stp_kprobes_unregister(stp_kprobes, 1);
 	hrtimer_cancel(&stp_timer_1);
+}
+
+void stp_probes_stop(bool armed)
+{
+	if (armed)
+		stp_probes_unregister();
 	if (_stp_session_get_state() != STAP_SESSION_ERROR) {
 		_stp_probe_run(&stp_probes[2], NULL, STAP_SESSION_STOPPING);
 	}
