@@ -84,10 +84,9 @@ EOS
 sed -i "s/@K1@/$k1/" "$tmp/bin/uname"
 cat >"$tmp/bin/staprun" <<'EOS'
 #!/bin/sh
-for a; do m=$a; done
 for a; do
 	case $a in
-	*.ko) ;;
+	*.ko) m=$a ;;
 	*) echo "arg [$a]" ;;
 	esac
 done
@@ -142,6 +141,11 @@ modre='module stap_[0-9a-f]{16}\.ko of [1-9][0-9]* bytes on'
 grep -Eq "^0: $modre $k1\$" "$tmp/out" &&
 	grep -Eq "^1: $modre ${k2//+/\\+}\$" "$tmp/out"
 result $? "each host gets the module of its kernel, under its prefix"
+grep -q '^0: arg \[_stp_remote_id=0\]$' "$tmp/out" &&
+	grep -q '^0: arg \[_stp_remote_uri=h:1\]$' "$tmp/out" &&
+	grep -q '^1: arg \[_stp_remote_id=1\]$' "$tmp/out" &&
+	grep -q '^1: arg \[_stp_remote_uri=ssh://u@h:2\]$' "$tmp/out"
+result $? "each host's index and URL, for remote_id() and remote_uri()"
 grep -q '^0: no newline at first$' "$tmp/out" &&
 	grep -q '^1: no newline at first$' "$tmp/out"
 result $? "a line written in two pieces comes out whole"
