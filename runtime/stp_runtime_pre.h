@@ -29,6 +29,17 @@
 
 #include "stp_limits.h"
 
+/* Embedded C written for the established tool tests the language
+ * version it builds for: STAP_VERSION(5, 1) is 0x501, and
+ * STAP_COMPAT_VERSION is the version --compatible asked for (the
+ * script's C defines it then), else the one tapir follows (5.1, as
+ * systemtap_v in the preprocessor).
+ */
+#define STAP_VERSION(a, b) (((a) << 8) + (b))
+#ifndef STAP_COMPAT_VERSION
+#define STAP_COMPAT_VERSION STAP_VERSION(5, 1)
+#endif
+
 /* Kernel functions that newer kernels removed but embedded C written
  * for older ones still calls (the STAPCONF_ facts say which are there).
  */

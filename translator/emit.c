@@ -5433,6 +5433,16 @@ static void assemble(struct emitter *em, struct strbuf *out)
 		  em->module, s->user_file->src->name, em->nesting);
 	if (uses_submatch(em))
 		sb_puts(out, "#define STP_NEED_SUBMATCH 1\n\n");
+	if (s->opt.compatible) {
+		/* for embedded C's #if STAP_COMPAT_VERSION (stp_runtime_pre.h) */
+		char *end;
+		long major = strtol(s->opt.compatible, &end, 10);
+		long minor = *end == '.' ? strtol(end + 1, NULL, 10) : 0;
+
+		sb_printf(out, "#define STAP_COMPAT_VERSION STAP_VERSION(%ld, "
+			  "%ld)\n\n", major < 0xffff ? major : 0xffff,
+			  minor < 0xff ? minor : 0xff);
+	}
 	sb_puts(out, "#include \"stp_runtime_pre.h\"\n\n");
 	limit_emit_guard(&em->lim, em->nesting, out);
 	gen_locals_unions(em, out);
