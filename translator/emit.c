@@ -2260,6 +2260,22 @@ static void gen_bitfield_store(struct emitter *em, struct strbuf *o,
 	gen_kwrite(em, o, v, a, n, at);
 }
 
+/* Store value_var into the target in memory at address a (v is the
+ * block's scratch value): a bitfield through its bytes, else the
+ * type's width.
+ */
+static void gen_tmem_store(struct emitter *em, struct strbuf *o,
+			   const struct tref *r, const char *a, const char *v,
+			   const char *value_var, const char *at)
+{
+	if (r->bit_size) {
+		gen_bitfield_store(em, o, r, a, v, value_var, at);
+		return;
+	}
+	sb_printf(o, "%s = (u64)%s; ", v, value_var);
+	gen_kwrite(em, o, v, a, read_size(r->final->size), at);
+}
+
 /* lv = value_var (guru mode; pass 2 let only writable targets through):
  * memory through the fault-safe writes, a register in the probe's saved
  * pt_regs, which the probed code gets back when the probe returns.
@@ -2277,11 +2293,8 @@ static void gen_target_write(struct emitter *em, struct strbuf *o,
 		gen_tbase(em, o, lv, r, a, v);
 		gen_tsteps(em, o, r, a, v, at);
 	}
-	if (r->in_mem && r->bit_size) {
-		gen_bitfield_store(em, o, r, a, v, value_var, at);
-	} else if (r->in_mem) {
-		sb_printf(o, "%s = (u64)%s; ", v, value_var);
-		gen_kwrite(em, o, v, a, read_size(r->final->size), at);
+	if (r->in_mem) {
+		gen_tmem_store(em, o, r, a, v, value_var, at);
 	} else {
 		/* the register takes the value as the type extends it */
 		sb_printf(o, "%s = (u64)%s; ", v, value_var);
@@ -2362,12 +2375,7 @@ static bool gen_target_rmw(struct emitter *em, struct strbuf *o,
 		sb_puts(o, "; } ");
 		em->uread = r->user;
 	}
-	if (r->bit_size) {
-		gen_bitfield_store(em, o, r, a, v, "__v", at);
-	} else {
-		sb_printf(o, "%s = (u64)__v; ", v);
-		gen_kwrite(em, o, v, a, read_size(r->final->size), at);
-	}
+	gen_tmem_store(em, o, r, a, v, "__v", at);
 	sb_puts(o, "} ");
 	tvar_trim(em, o, start, a, v);
 	sb_printf(o, "%s; })", e->kind == EX_INCDEC && e->postfix ?
