@@ -115,6 +115,37 @@ missing_tools()
 	return 0
 }
 
+# missing WHAT HOW: a failing test point for a missing prerequisite;
+# absent is set to say there was one.
+missing()
+{
+	tap_result notok "prerequisite: $1 ($2)"
+	absent=1
+}
+
+# missing_files HOW FILE...: missing FILE HOW for each FILE that is not
+# an executable file.
+missing_files()
+{
+	local how=$1 f
+
+	shift
+	for f; do
+		[ -x "$f" ] || missing "$f" "$how"
+	done
+	return 0
+}
+
+# session_tmp NAME: a new temporary directory in tmp (the caller's trap
+# removes it), and the environment that makes stap keep its files there
+# and use this tree's tapset and runtime.
+session_tmp()
+{
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || exit 2
+	export SYSTEMTAP_DIR=$tmp/stapdir SYSTEMTAP_TAPSET=$top/tapset \
+		SYSTEMTAP_RUNTIME=$top/runtime LC_ALL=C
+}
+
 # default_kernels FN: unless kvers names some, the newest kernel of each
 # of kernel_families in /boot, into kvers; FN FAMILY for a family that
 # has none.

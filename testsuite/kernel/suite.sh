@@ -52,13 +52,6 @@ EOF
 	exit 2
 }
 
-# missing WHAT HOW: a failing test point for a missing prerequisite.
-missing()
-{
-	tap_result notok "prerequisite: $1 ($2)"
-	absent=1
-}
-
 # kernel_configs KVER: a missing prerequisite if KVER lacks one of
 # suite_configs.
 kernel_configs()

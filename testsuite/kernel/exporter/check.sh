@@ -42,7 +42,7 @@ usage()
 }
 
 kernel_options "$@"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tapir-exporter-vm.XXXXXX") || exit 2
+session_tmp tapir-exporter-vm
 # shellcheck disable=SC2317 # called by the trap
 cleanup()
 {
@@ -51,22 +51,13 @@ cleanup()
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-export SYSTEMTAP_DIR=$tmp/stapdir SYSTEMTAP_TAPSET=$top/tapset \
-	SYSTEMTAP_RUNTIME=$top/runtime LC_ALL=C
 
 absent=
-missing()
-{
-	tap_result notok "prerequisite: $1 ($2)"
-	absent=1
-}
 missing_tools missing qemu-system-x86_64:qemu-system-x86 \
 	dropbear:dropbear-bin dropbearkey:dropbear-bin ssh:openssh-client \
 	ssh-keygen:openssh-client python3:python3 busybox:busybox-static \
 	cpio:cpio xz:xz-utils prometheus:prometheus
-for b in "$STAP" "$STAPRUN" "$EXPORTER"; do
-	[ -x "$b" ] || missing "$b" "build tapir first"
-done
+missing_files "build tapir first" "$STAP" "$STAPRUN" "$EXPORTER"
 if [ ${#kvers[@]} -eq 0 ]; then
 	k=$(newest_kernel 6.12)
 	if [ -n "$k" ]; then

@@ -34,7 +34,7 @@ usage()
 }
 
 kernel_options "$@"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tapir-monitor.XXXXXX") || exit 2
+session_tmp tapir-monitor
 sock=tapir-monitor-$$
 # shellcheck disable=SC2317 # called by the trap
 cleanup()
@@ -43,15 +43,8 @@ cleanup()
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-export SYSTEMTAP_DIR=$tmp/stapdir SYSTEMTAP_TAPSET=$top/tapset \
-	SYSTEMTAP_RUNTIME=$top/runtime LC_ALL=C
 
 absent=
-missing()
-{
-	tap_result notok "prerequisite: $1 ($2)"
-	absent=1
-}
 missing_tools missing tmux:tmux qemu-system-x86_64:qemu-system-x86 \
 	busybox:busybox-static
 [ ${#kvers[@]} -gt 0 ] || kvers=("$(newest_kernel 6.12)")

@@ -38,7 +38,7 @@ usage()
 }
 
 kernel_options "$@"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tapir-remote.XXXXXX") || exit 2
+session_tmp tapir-remote
 # shellcheck disable=SC2317 # called by the trap
 cleanup()
 {
@@ -46,22 +46,13 @@ cleanup()
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-export SYSTEMTAP_DIR=$tmp/stapdir SYSTEMTAP_TAPSET=$top/tapset \
-	SYSTEMTAP_RUNTIME=$top/runtime LC_ALL=C
 
 absent=
-missing()
-{
-	tap_result notok "prerequisite: $1 ($2)"
-	absent=1
-}
 missing_tools missing qemu-system-x86_64:qemu-system-x86 \
 	dropbear:dropbear-bin dropbearkey:dropbear-bin ssh:openssh-client \
 	ssh-keygen:openssh-client python3:python3 busybox:busybox-static \
 	cpio:cpio xz:xz-utils
-for b in "$STAP" "$STAPRUN"; do
-	[ -x "$b" ] || missing "$b" "build tapir first"
-done
+missing_files "build tapir first" "$STAP" "$STAPRUN"
 if [ ${#kvers[@]} -eq 0 ]; then
 	for family in 6.1 6.12; do
 		k=$(newest_kernel "$family")
