@@ -60,6 +60,13 @@
 #ifndef STP_OVERLOAD_INTERVAL
 #define STP_OVERLOAD_INTERVAL 1000000000LL	/* ... per this many */
 #endif
+/* A sampled run counts for the runs it stands for at no more than this
+ * many cycles each: one that took longer (a virtual CPU the host did
+ * not run, a lock waited for) counts its own time once.
+ */
+#ifndef STP_OVERLOAD_SAMPLE_MAX
+#define STP_OVERLOAD_SAMPLE_MAX (STP_OVERLOAD_THRESHOLD / 500)
+#endif
 #ifndef MAXBACKTRACE
 #define MAXBACKTRACE 20
 #endif

@@ -142,17 +142,26 @@ DECLARE_PER_CPU(struct stp_overload, _stp_overload);
 void _stp_overload_fire(struct context *c, struct stp_overload *o,
 			cycles_t now);
 
-/* weight: how many hits this one stands for (lean handlers sample) */
+/* weight: how many hits this one stands for (sampled handlers).  The
+ * others are taken to cost what this one did, up to
+ * STP_OVERLOAD_SAMPLE_MAX: a run stretched by something that is not its
+ * own work (its virtual CPU descheduled by the host, a lock waited for)
+ * must not be multiplied by the weight.
+ */
 static __always_inline void _stp_overload_account(struct context *c,
 						   cycles_t start,
 						   unsigned int weight)
 {
 	struct stp_overload *o = this_cpu_ptr(&_stp_overload);
 	cycles_t now = get_cycles();
+	cycles_t d = now - start;
 
 	if (unlikely(!o->base))
 		o->base = start;
-	o->sum += (now - start) * weight;
+	o->sum += d;
+	if (weight > 1)
+		o->sum += min_t(cycles_t, d, STP_OVERLOAD_SAMPLE_MAX) *
+			  (weight - 1);
 	if (likely(now - o->base < (cycles_t)STP_OVERLOAD_INTERVAL))
 		return;
 	if (o->sum > (cycles_t)STP_OVERLOAD_THRESHOLD)
