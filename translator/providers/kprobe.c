@@ -20,6 +20,7 @@
 #include "../debuginfo/dwarf.h"
 #include "../debuginfo/kmod.h"
 #include "../debuginfo/ksyms.h"
+#include "fspec.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -107,60 +108,6 @@ static void dwarf_error(struct prov_ctx *c, const struct probe_point *pp,
 		   c->s->kernel_vr);
 }
 
-/* FUNC[@FILE][:LINE|:LO-HI|:*|+REL] */
-struct spec {
-	const char *func;
-	const char *file;		/* NULL: any */
-	bool lines;			/* a line part was given */
-	int lo, hi;
-	int rel;			/* +REL: lines after the declaration */
-};
-
-static bool parse_spec(struct arena *a, const char *text, struct spec *sp)
-{
-	const char *at = strchr(text, '@');
-	const char *colon = strchr(at ? at : text, ':');
-	const char *end;
-	char *rest;
-
-	memset(sp, 0, sizeof(*sp));
-	if (!colon)
-		colon = strchr(at ? at : text, '+');
-	end = at ? at : colon ? colon : text + strlen(text);
-	sp->func = arena_strndup(a, text, (size_t)(end - text));
-	if (at)
-		sp->file = arena_strndup(a, at + 1, (size_t)((colon ? colon :
-					 text + strlen(text)) - at - 1));
-	if (!colon)
-		return *sp->func != '\0';
-	sp->lines = true;
-	if (*colon == '+') {
-		sp->rel = (int)strtol(colon + 1, &rest, 10);
-		return !*rest && sp->rel > 0 && !has_wildcard(sp->func);
-	}
-	if (!strcmp(colon + 1, "*")) {
-		sp->lo = 1;
-		sp->hi = 1 << 30;
-		return true;
-	}
-	sp->lo = (int)strtol(colon + 1, &rest, 10);
-	sp->hi = sp->lo;
-	if (*rest == '-')
-		sp->hi = (int)strtol(rest + 1, &rest, 10);
-	return !*rest && sp->lo > 0 && sp->hi >= sp->lo;
-}
-
-/* A declaring file matches FILE as given or with any leading dirs. */
-static bool file_matches(struct arena *a, const char *glob, const char *file)
-{
-	if (!glob)
-		return true;
-	if (!file)
-		return false;
-	return glob_match(glob, file) ||
-	       glob_match(arena_printf(a, "*/%s", glob), file);
-}
-
 /* ------------------------------------------------------------ expand */
 
 struct collect {
@@ -170,7 +117,7 @@ struct collect {
 	struct vec *out;
 	const struct ksrc *src;
 	struct kdwarf *dw;
-	struct spec spec;
+	struct fspec spec;
 	bool exported;
 	bool many;			/* from a pattern */
 	const struct pp_comp *mcomp;	/* module(M), or NULL */
@@ -249,7 +196,7 @@ static void func_cb(const char *name, void *arg)
 	    !target_module_exported(k->c, k->pp->loc, k->module, name))
 		return;
 	if (k->spec.file && (k->src->ops->func(k->src, name, &f) ||
-			     !file_matches(k->c->s->arena, k->spec.file,
+			     !fspec_file_matches(k->c->s->arena, k->spec.file,
 					   f.file)))
 		return;
 	if (k->spec.lines) {
@@ -274,7 +221,7 @@ static void inline_cb(const char *name, const char *caller,
 	struct kinline *in = arena_alloc(k->c->s->arena, sizeof(*in));
 	struct probe_point *np;
 
-	if (!file_matches(k->c->s->arena, k->spec.file, file))
+	if (!fspec_file_matches(k->c->s->arena, k->spec.file, file))
 		return;
 	/* a copy inside the function itself (or its clone) would fire a
 	 * second time on the same call
@@ -439,7 +386,7 @@ static void label_cb(const struct klabel *l, void *arg)
 	struct probe_point *np;
 
 	if (k->spec.file && (k->src->ops->func(k->src, l->func, &f) ||
-			     !file_matches(k->c->s->arena, k->spec.file,
+			     !fspec_file_matches(k->c->s->arena, k->spec.file,
 					   f.file)))
 		return;
 	in->caller = arena_strdup(k->c->s->arena, l->at.sym);
@@ -476,7 +423,7 @@ static bool callee_keep(const char *caller, void *arg)
 
 	return !k->spec.file ||
 	       (!k->src->ops->func(k->src, caller, &f) &&
-		file_matches(k->c->s->arena, k->spec.file, f.file));
+		fspec_file_matches(k->c->s->arena, k->spec.file, f.file));
 }
 
 /* One point per probed function and callee, with every path down. */
@@ -772,7 +719,7 @@ static int kfn_expand(struct prov_ctx *c, const struct probe_point *pp,
 		push_point(&k, text);
 		return 1;
 	}
-	if (!parse_spec(c->s->arena, text, &k.spec)) {
+	if (!fspec_parse(c->s->arena, text, false, &k.spec)) {
 		prov_error(c, k.fcomp->arg->loc, "bad function pattern '%s': "
 			   "expected FUNCTION[@FILE][:LINE|:FIRST-LAST|:*]",
 			   text);
@@ -823,7 +770,7 @@ static void first_line_cb(const char *func, const char *file, int line,
 
 /* A line probe: where FUNC@FILE:LINE is. */
 static int build_line(struct prov_ctx *c, struct kfn *k, struct kdwarf *dw,
-		      const struct spec *sp, struct loc loc)
+		      const struct fspec *sp, struct loc loc)
 {
 	void *args[2] = { c, k };
 
@@ -1030,7 +977,7 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 	const char *text = comp_str(pp, stmt ? "statement" : "function");
 	const struct ksrc *src;
 	struct kdwarf *dw;
-	struct spec sp;
+	struct fspec sp;
 
 	dp->priv = k;
 	k->module = module_name(c, comp_str(pp, "module"));
@@ -1052,7 +999,7 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 		k->sym = text;
 		return 0;
 	}
-	if (!parse_spec(c->s->arena, text, &sp))
+	if (!fspec_parse(c->s->arena, text, false, &sp))
 		return -1;
 	k->sym = sp.func;
 	src = k->module ? target_module_types(c, pp->loc, k->module) :

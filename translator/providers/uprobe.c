@@ -15,6 +15,7 @@
 #include "../target.h"
 #include "../debuginfo/dwarf.h"
 #include "../debuginfo/uelf.h"
+#include "fspec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -128,82 +129,6 @@ static void no_dwarf(struct prov_ctx *c, struct loc loc, const char *what,
 		   "none: " DWARF_ADVICE, what, path);
 }
 
-/* --------------------------------------------------------- patterns */
-
-/* FUNC[@FILE][:LINE|:LO-HI|:*|+REL]; C++ names hold "::" themselves. */
-struct uspec {
-	const char *func;
-	const char *file;	/* NULL: any */
-	bool lines;
-	int lo, hi;
-	int rel;		/* +REL: lines after the declaration */
-};
-
-/* Where the line part starts: after '@FILE' a ':' or '+'; without a
- * file a ':' or '+' followed by a digit or '*' that is not "::".
- */
-static const char *line_part(const char *text, const char *at)
-{
-	const char *p;
-
-	if (at)
-		return at + 1 + strcspn(at + 1, ":+");
-	for (p = text + strlen(text); p > text; p--) {
-		if ((p[-1] == ':' || p[-1] == '+') &&
-		    (isdigit((unsigned char)*p) || *p == '*') &&
-		    (p - 1 == text || p[-2] != ':'))
-			return p - 1;
-	}
-	return text + strlen(text);
-}
-
-static bool parse_lines(const char *p, struct uspec *sp)
-{
-	char *rest;
-
-	sp->lines = true;
-	if (*p == '+') {
-		sp->rel = (int)strtol(p + 1, &rest, 10);
-		return !*rest && sp->rel > 0 && !has_wildcard(sp->func);
-	}
-	if (!strcmp(p + 1, "*")) {
-		sp->lo = 1;
-		sp->hi = 1 << 30;
-		return true;
-	}
-	sp->lo = (int)strtol(p + 1, &rest, 10);
-	sp->hi = sp->lo;
-	if (*rest == '-')
-		sp->hi = (int)strtol(rest + 1, &rest, 10);
-	return !*rest && sp->lo > 0 && sp->hi >= sp->lo;
-}
-
-static bool parse_uspec(struct arena *a, const char *text, struct uspec *sp)
-{
-	const char *at = strchr(text, '@');
-	const char *lp = line_part(text, at);
-	const char *fend = at ? at : lp;
-
-	memset(sp, 0, sizeof(*sp));
-	sp->func = arena_strndup(a, text, (size_t)(fend - text));
-	if (at)
-		sp->file = arena_strndup(a, at + 1, (size_t)(lp - at - 1));
-	if (!*sp->func || (sp->file && !*sp->file))
-		return false;
-	return !*lp || parse_lines(lp, sp);
-}
-
-/* A source file matches FILE as given or as its trailing components. */
-static bool file_matches(struct arena *a, const char *glob, const char *file)
-{
-	if (!glob)
-		return true;
-	if (!file)
-		return false;
-	return glob_match(glob, file) ||
-	       glob_match(arena_printf(a, "*/%s", glob), file);
-}
-
 /* ------------------------------------------------------------ expand */
 
 struct ucollect {
@@ -218,7 +143,7 @@ struct ucollect {
 	int64_t pid;			/* process(PID), or 0 */
 	struct uelf *obj;		/* the file probed */
 	struct kdwarf *dw;		/* its DWARF, or NULL */
-	struct uspec spec;
+	struct fspec spec;
 	const struct pp_comp *labcomp;	/* .label(GLOB), or NULL */
 	const char *label;		/* the label a point is at */
 	const struct pp_comp *ccomp;	/* .callee(GLOB), or NULL */
@@ -321,7 +246,7 @@ static void func_pc_cb(const struct kfunc *f, uint64_t pc, void *arg)
 	struct upoint up = { .kind = UP_FUNC, .pc = pc, .name = f->name,
 			     .typed = true, .sig = *f };
 
-	if (!file_matches(k->c->s->arena, k->spec.file, f->file))
+	if (!fspec_file_matches(k->c->s->arena, k->spec.file, f->file))
 		return;
 	push_point(k, placed(k, f->name, f->file, f->line), &up);
 }
@@ -332,7 +257,7 @@ static void inline_cb(const char *name, uint64_t pc, const char *file,
 	struct ucollect *k = arg;
 	struct upoint up = { .kind = UP_INLINE, .pc = pc, .name = name };
 
-	if (!file_matches(k->c->s->arena, k->spec.file, file))
+	if (!fspec_file_matches(k->c->s->arena, k->spec.file, file))
 		return;
 	up.sig.name = name;
 	up.sig.file = file;
@@ -408,7 +333,7 @@ static void scoped_cb(const struct usym *s, void *arg)
 	if (!kdwarf_addr(k->dw, s->addr, &a) && a.has_func) {
 		up.typed = true;
 		up.sig = a.func;
-		if (!file_matches(k->c->s->arena, k->spec.file, a.func.file))
+		if (!fspec_file_matches(k->c->s->arena, k->spec.file, a.func.file))
 			return;
 		push_point(k, placed(k, s->name, a.func.file, a.func.line),
 			   &up);
@@ -439,7 +364,7 @@ static void label_cb(const struct klabel *l, void *arg)
 	struct kfunc f;
 	bool known = !src->ops->func(src, l->func, &f);
 
-	if (k->spec.file && (!known || !file_matches(k->c->s->arena,
+	if (k->spec.file && (!known || !fspec_file_matches(k->c->s->arena,
 						     k->spec.file, f.file)))
 		return;
 	k->label = l->label;
@@ -479,7 +404,7 @@ static bool callee_keep(const char *caller, void *arg)
 
 	return !k->spec.file ||
 	       (!src->ops->func(src, caller, &f) &&
-		file_matches(k->c->s->arena, k->spec.file, f.file));
+		fspec_file_matches(k->c->s->arena, k->spec.file, f.file));
 }
 
 /* One point per probed function and callee defined in the file (a
@@ -596,7 +521,7 @@ static int expand_functions(struct ucollect *k, const char *text)
 	const char *path = uelf_path(k->obj);
 	int n0 = k->out->n, tails = 0;
 
-	if (!parse_uspec(c->s->arena, text, &k->spec)) {
+	if (!fspec_parse(c->s->arena, text, true, &k->spec)) {
 		prov_error(c, k->fcomp->arg->loc, "bad function pattern '%s': "
 			   "expected FUNCTION[@FILE][:LINE|:FIRST-LAST|:*]",
 			   text);
