@@ -463,6 +463,9 @@ void driver_staprun_opts(struct session *s, struct vec *args)
 
 	for (i = 0; i < s->opt.verbose; i++)
 		vec_push(s->arena, args, "-v");
+	/* -F: the flight recorder, detached (-L) or a daemon writing -o */
+	if (s->opt.flight_recorder)
+		vec_push(s->arena, args, s->opt.output_file ? "-D" : "-L");
 	if (s->opt.output_file) {
 		vec_push(s->arena, args, "-o");
 		vec_push(s->arena, args, (void *)s->opt.output_file);
