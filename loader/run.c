@@ -549,7 +549,8 @@ static int handshake(struct run *r)
 	/* -L leaves the output in the module for a staprun -A */
 	if (r->o->action != STAPRUN_LOAD_DETACH &&
 	    relay_open(&r->relay, r->dir, (int)t.ncpus, t.bulk, t.flags,
-		       r->o->output_file, r->o->stdout_closed))
+		       r->o->output_file, r->o->stdout_closed,
+		       r->o->rotate_mb, r->o->rotate_count))
 		return -1;
 	if (r->mon)
 		monitor_init(r->mon, r->dir, r->o->module_name,

@@ -514,8 +514,6 @@ static void print_plan(const struct staprun_options *o)
  */
 static const char *unsupported_option(const struct staprun_options *o)
 {
-	if (o->rotate_mb)
-		return "-S";
 	if (o->rename)
 		return "-R";
 	if (o->remote_id >= 0)

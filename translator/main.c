@@ -470,6 +470,10 @@ void driver_staprun_opts(struct session *s, struct vec *args)
 		vec_push(s->arena, args, "-o");
 		vec_push(s->arena, args, (void *)s->opt.output_file);
 	}
+	if (s->opt.rotate) {
+		vec_push(s->arena, args, "-S");
+		vec_push(s->arena, args, (void *)s->opt.rotate);
+	}
 	if (s->opt.target_cmd) {
 		vec_push(s->arena, args, "-c");
 		vec_push(s->arena, args, (void *)s->opt.target_cmd);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # test-stap-flight.sh - stap -F runs staprun as the flight recorder:
 # -L (load, start, detach) without -o, -D (a daemon writing the file)
-# with -o FILE.  staprun is a stand-in here (SYSTEMTAP_STAPRUN) that
+# with -o FILE; stap -S MB,N passes -S on.  staprun is a stand-in here (SYSTEMTAP_STAPRUN) that
 # prints its arguments; the module is built once (then cached) for a
 # kernel whose headers are installed.  What staprun does with -L, -A and
 # -D is tested in the VM: testsuite/kernel/transport.  Prints TAP.
@@ -53,6 +53,13 @@ rc=$?
 [ "$rc" = 0 ] &&
 	[ "$(tr '\n' ' ' <"$tmp/out")" = "-D -o $tmp/fr.txt MODULE " ]
 result $? "stap -F -o FILE runs staprun -D -o FILE MODULE"
+
+"$stap" -o "$tmp/x.txt" -S 2,3 -r "$kver" -e 'probe begin { println("hi") }' \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" = 0 ] &&
+	[ "$(tr '\n' ' ' <"$tmp/out")" = "-o $tmp/x.txt -S 2,3 MODULE " ]
+result $? "stap -o FILE -S 2,3 runs staprun -o FILE -S 2,3 MODULE"
 
 "$stap" -r "$kver" -e 'probe begin { println("hi") }' >"$tmp/out" \
 	2>"$tmp/err"

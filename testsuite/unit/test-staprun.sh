@@ -107,7 +107,7 @@ if [ "$(id -u)" = 0 ]; then
 else
 	expect 1 "needs root" "loading needs root" -- "$tmp/text_mod.ko"
 fi
-expect 1 "-S is not supported in this version" "-S is refused, not ignored" \
+expect 1 "$noinsert" "-S MB,N with -o goes on to load" \
 	-- -o out -S 1,2 "$tmp/good_mod.ko"
 expect 1 "$noinsert" "-D -o FILE goes on to load (the failure of the child)" \
 	-- -o out -D "$tmp/good_mod.ko"
@@ -186,7 +186,7 @@ vg_run "bad module name" "$tmp/bad-name.ko"
 vg_run "good module" -v -o out -s 2 -b "$tmp/good_mod.ko" a=1 b=2 c=3
 vg_run "failing insert" -v "$tmp/text_mod.ko" "s=a b" n=1
 vg_run "failing insert with -c" -c true -T 5 "$tmp/text_mod.ko"
-vg_run "unsupported -S" -o out -S 1,2 "$tmp/good_mod.ko"
+vg_run "-S with -o" -o out -S 1,2 "$tmp/good_mod.ko"
 vg_run "delete all" -d '*'
 vg_run "delete one" -d no_such_mod
 vg_run "options after the module" "$tmp/good_mod.ko" a=1 -v -s 2 b=2

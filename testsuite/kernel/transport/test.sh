@@ -613,6 +613,30 @@ check "-L overwrites the oldest output when the buffers are full" \
 		END { exit !(!bad && NR >= 8192 && last == 65535) }"'
 rm -f $T/D.txt
 
+# ---- -S: rotated output files -------------------------------------------
+# -S 1,2: FILE.0, FILE.1, ... a new one every MB, at most 2 kept; the
+# kept ones hold the newest lines, none lost in between.  In bulk mode
+# each CPU has its own series.
+sr S -o $T/S.txt -S 1,2 $KO mode=flood lines=300000
+echo "# -S 1,2: $(ls $T/S.txt* | tr '\n' ' ')"
+check "-S 1,2: at most 2 files of about 1 MB, the newest lines, no gap" \
+	eval '[ $rc = 0 ] && no_err && [ ! -e $T/S.txt ] &&
+	      [ ! -e $T/S.txt.0 ] && [ "$(ls $T/S.txt.* | wc -l)" = 2 ] &&
+	      last=$(ls $T/S.txt.* | sed "s/.*\.//" | sort -n | tail -n 1) &&
+	      [ "$(wc -c <$T/S.txt.$((last - 1)))" -ge 1048576 ] &&
+	      [ "$(wc -c <$T/S.txt.$((last - 1)))" -le 1310720 ] &&
+	      cat $T/S.txt.$((last - 1)) $T/S.txt.$last | awk "
+		/^flood [0-9]+\$/ {
+			if (k++ && \$2 != prev + 1) bad++
+			prev = \$2
+		}
+		END { exit !(!bad && k > 50000 && prev == 299999) }"'
+sr SB -b -o $T/SB -S 1 $KO mode=flood lines=300000
+check "-b -S 1: each CPU's series, FILE_cpuC.N, every line once" \
+	eval '[ $rc = 0 ] && no_err && [ -e $T/SB_cpu0.0 ] &&
+	      [ ! -e $T/SB_0 ] && flood_ok 300000 $T/SB_cpu*'
+rm -f $T/S.txt* $T/SB*
+
 check "the kernel log is clean after the death tests" dmesg_clean
 
 done_testing
