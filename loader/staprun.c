@@ -333,6 +333,9 @@ static int check_combinations(const struct staprun_options *o)
 	    (o->target_cmd || o->target_pid))
 		return usage_error("-c and -x need a staprun that stays: "
 				   "not with -L or -A");
+	if (o->action == STAPRUN_LOAD_DETACH && o->time_limit)
+		return usage_error("-T needs a staprun that stays: not with "
+				   "-L");
 	if (o->action == STAPRUN_LOAD_DETACH && (o->output_file ||
 						 o->daemon))
 		return usage_error("-L leaves the output in the module: for "

@@ -114,6 +114,8 @@ expect 1 "$noinsert" "-D -o FILE goes on to load (the failure of the child)" \
 expect 1 "-L leaves the output in the module" "-L refuses -o" \
 	-- -L -o out "$tmp/good_mod.ko"
 expect 1 "not with -L or -A" "-L refuses -c" -- -L -c ls "$tmp/good_mod.ko"
+expect 1 "-T needs a staprun that stays" "-L refuses -T" \
+	-- -L -T 5 "$tmp/good_mod.ko"
 expect 1 "not with -L or -A" "-A refuses -x" -- -A -x 1 some_mod
 expect 1 "-A takes a module, not module arguments" "-A takes no var=val" \
 	-- -A some_mod a=1
