@@ -94,6 +94,7 @@ struct scope {
 	bool in_cond;
 	bool in_entry;			/* inside @entry(...) */
 	bool in_lvalue;			/* the next target is assigned to */
+	bool badvar_trial;		/* skip_badvar's quiet first try */
 };
 
 static void resolve_expr(struct scope *sc, struct expr *e);
@@ -649,7 +650,7 @@ static bool skip_badvar(struct scope *sc, struct expr *e)
 	struct session *s = sc->el->s;
 	struct strbuf why, what;
 	struct prov_ctx ctx = { s, true, 0, false, sc->in_entry, NULL, &why };
-	bool lvalue = sc->in_lvalue;
+	bool lvalue = sc->in_lvalue, trial;
 
 	sc->in_lvalue = false;		/* not its indexes */
 	if (!s->opt.skip_badvars || sc->in_cond || lvalue || !sc->dp ||
@@ -657,16 +658,20 @@ static bool skip_badvar(struct scope *sc, struct expr *e)
 	    (e->tbase == TB_VAR && !sc->dp->prov->resolve_target))
 		return false;
 	sb_init(&why);
+	trial = sc->badvar_trial;
+	sc->badvar_trial = true;	/* its indexes warn once, later */
 	resolve_target_ctx(sc, clone_expr(s->arena, e), &ctx);
+	sc->badvar_trial = trial;
 	if (!ctx.errors) {
 		sb_free(&why);
 		return false;
 	}
 	sb_init(&what);
 	print_expr(&what, e);
-	diag_warn(s, e->loc, "bad target variable '%s' replaced by %s "
-		  "(--skip-badvars): %s", what.buf, e->pretty ? "\"\"" : "0",
-		  why.len ? why.buf : "?");
+	if (!trial)
+		diag_warn(s, e->loc, "bad target variable '%s' replaced by "
+			  "%s (--skip-badvars): %s", what.buf,
+			  e->pretty ? "\"\"" : "0", why.len ? why.buf : "?");
 	sb_free(&what);
 	sb_free(&why);
 	/* $x$ and $x$$ are strings */
@@ -1056,7 +1061,8 @@ static void resolve_stmt(struct scope *sc, struct stmt *st)
 
 static void resolve_function(struct elab *el, struct func *f)
 {
-	struct scope sc = { el, f->file, &f->locals, f, NULL, false, false, false };
+	struct scope sc = { el, f->file, &f->locals, f, NULL, false, false, false,
+			    false };
 
 	resolve_stmt(&sc, f->body);
 }
@@ -1067,7 +1073,8 @@ static void resolve_function(struct elab *el, struct func *f)
 static struct expr *resolve_cond(struct xp *x, struct derived_probe *dp,
 				 struct expr *cond, struct stapfile *file)
 {
-	struct scope sc = { x->el, file, &dp->locals, NULL, dp, true, false, false };
+	struct scope sc = { x->el, file, &dp->locals, NULL, dp, true, false,
+			    false, false };
 	struct expr *c = clone_expr(x->el->s->arena, cond);
 
 	resolve_expr(&sc, c);
@@ -1114,7 +1121,7 @@ static void derive_body(struct xp *x, struct derived_probe *dp)
 	dp->body = stmt_new(a, ST_BLOCK, x->user->loc);
 	for (k = 0; k < parts.n; k++) {
 		struct scope sc = { x->el, vec_get(&files, k), &dp->locals,
-				    NULL, dp, false, false, false };
+				    NULL, dp, false, false, false, false };
 		struct stmt *b = clone_stmt(a, vec_get(&parts, k));
 
 		if (!b)
