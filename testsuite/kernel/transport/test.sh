@@ -586,6 +586,26 @@ check "the daemon stops on SIGTERM: end probes in the file, unloaded" \
 	      [ "$(head -n 1 $T/D.txt)" = "begin target=0" ] &&
 	      tail -n 1 $T/D.txt | grep -q "^end ticks="'
 
+# A staprun -A that dies without DETACH stops the session as any
+# reader's death does; then -A refuses the stopped module, -d removes it.
+sr Lk -L $KO mode=forever period_us=20000
+$SR -A tptest >/dev/null 2>&1 &
+pid=$!
+wait_phase running
+sleep 0.5
+t_kill=$(now)
+kill -KILL $pid
+wait $pid
+wait_stopped
+check "SIGKILL of staprun -A: the session stops by itself" \
+	eval '[ "$(cat $M/_stp_state)" = "stopped, orphaned" ]'
+sr Astopped -A tptest
+check "-A of a stopped module: refused, says to remove it" \
+	eval '[ $rc = 1 ] && has_err "module tptest has stopped" &&
+	      has_err "staprun -d tptest"'
+sr Lkd -d tptest
+check "... and staprun -d removes it" eval '[ $rc = 0 ] && no_err && unloaded'
+
 sr L3 -L $KO mode=forever period_us=20000
 sr Ld -d tptest
 check "-d removes a detached module" \
