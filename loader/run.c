@@ -740,7 +740,7 @@ static int daemonize(int *fd)
 	}
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	return WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : 1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
 int run_module(const struct staprun_options *o)
