@@ -217,6 +217,59 @@ static bool module_loaded(const char *name)
 	return found;
 }
 
+/* /sys/module/NAME/parameters/PARAM's first line into buf; 0 or
+ * -errno.
+ */
+static int module_param_read(const char *name, const char *param,
+			     char *buf, size_t size)
+{
+	char path[512];
+	FILE *f;
+	char *nl;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", name,
+		 param);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)size, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	return 0;
+}
+
+int modload_attachable(const char *name)
+{
+	char state[64], reader[32];
+
+	if (!module_loaded(name)) {
+		fprintf(stderr, "staprun: no module %s is loaded\n", name);
+		return -ENOENT;
+	}
+	if (module_param_read(name, "_stp_state", state, sizeof(state))) {
+		fprintf(stderr, "staprun: module %s is not a tapir module\n",
+			name);
+		return -ENOENT;
+	}
+	if (module_param_read(name, "_stp_reader", reader, sizeof(reader)) ==
+	    0 && strcmp(reader, "0")) {
+		fprintf(stderr, "staprun: module %s has a staprun attached "
+			"already (pid %s)\n", name, reader);
+		return -EBUSY;
+	}
+	if (!strncmp(state, "stopped", 7)) {
+		fprintf(stderr, "staprun: module %s has stopped (%s); "
+			"'staprun -d %s' removes it\n", name, state, name);
+		return -ESRCH;
+	}
+	return modload_debugfs();
+}
+
 /* -d NAME: what can be said when NAME cannot be removed. */
 static int delete_one(const char *name, int verbose)
 {
@@ -228,8 +281,18 @@ static int delete_one(const char *name, int verbose)
 	}
 	err = modload_orphaned(name);
 	if (err == -EBUSY) {
-		fprintf(stderr, "staprun: module %s is in use by a running "
-			"staprun; stop that one instead\n", name);
+		char reader[32];
+
+		if (module_param_read(name, "_stp_reader", reader,
+				      sizeof(reader)) == 0 &&
+		    strcmp(reader, "0"))
+			fprintf(stderr, "staprun: module %s is in use by a "
+				"running staprun (pid %s); stop that one "
+				"instead\n", name, reader);
+		else
+			fprintf(stderr, "staprun: module %s is in use by a "
+				"running staprun; stop that one instead\n",
+				name);
 		return err;
 	}
 	if (err == -ENOENT) {

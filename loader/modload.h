@@ -19,6 +19,10 @@ int modload_remove(const char *name, int verbose);
  * attached to it, -ENOENT when no tapir module of that name is loaded.
  */
 int modload_orphaned(const char *name);
+/* staprun -A NAME: whether NAME is a tapir module running detached
+ * that a staprun may attach to.  0 or -errno, the message printed.
+ */
+int modload_attachable(const char *name);
 /* staprun -d NAME, or '*' for every tapir module that nobody reads.
  * 0 or -errno, the message printed.
  */

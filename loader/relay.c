@@ -9,6 +9,7 @@
 #include "../runtime/msg.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 struct relay_cpu {
 	int fd;				/* traceN; -1: no such CPU */
 	int out_fd;			/* bulk: this CPU's file */
+	struct relay_rot rot;		/* bulk -S: its files */
 	char *carry;			/* merged: unfinished last line */
 	size_t carry_len;
 	struct json_cpu *json;		/* --json: the records' decoder */
@@ -37,16 +39,16 @@ struct relay_cpu {
 
 struct json_sink {
 	struct relay *r;
-	int fd;
+	int *fdp;
 };
 
-static int output(struct relay *r, int fd, const char *p, size_t n);
+static int output(struct relay *r, int *fdp, const char *p, size_t n);
 
 static int json_sink_out(void *ctx, const char *p, size_t n)
 {
 	struct json_sink *k = ctx;
 
-	return output(k->r, k->fd, p, n);
+	return output(k->r, k->fdp, p, n);
 }
 
 static int write_all(int fd, const char *p, size_t n)
@@ -66,16 +68,41 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* -S: the files that *fdp writes, the merged stream's or a CPU's. */
+static struct relay_rot *rot_of(struct relay *r, int *fdp)
+{
+	struct relay_cpu *c;
+
+	if (fdp == &r->out_fd)
+		return &r->rot;
+	c = (struct relay_cpu *)((char *)fdp -
+				 offsetof(struct relay_cpu, out_fd));
+	return &c->rot;
+}
+
 /* A failed output (a pipe whose reader left, a full disk, a closed
  * stdout) is reported once and stops all output: what follows is lost,
  * and the run ends with a non-zero status (relay.broken).
  */
-static int output(struct relay *r, int fd, const char *p, size_t n)
+static int rotate(struct relay *r, int *fdp);
+
+static int output(struct relay *r, int *fdp, const char *p, size_t n)
 {
-	int err;
+	struct relay_rot *rot = NULL;
+	int fd, err;
 
 	if (r->broken)
 		return 0;
+	if (r->rotate_bytes) {
+		rot = rot_of(r, fdp);
+		if (rot->bytes >= r->rotate_bytes && rotate(r, fdp)) {
+			r->broken = true;
+			fputs("staprun: the rest of the output is lost\n",
+			      stderr);
+			return -EIO;
+		}
+	}
+	fd = *fdp;
 	if (fd == STDOUT_FILENO && r->sink)
 		err = r->sink(r->sink_ctx, p, n);
 	else
@@ -88,6 +115,8 @@ static int output(struct relay *r, int fd, const char *p, size_t n)
 		return err;
 	}
 	r->bytes += n;
+	if (rot)
+		rot->bytes += n;
 	return 0;
 }
 
@@ -131,7 +160,89 @@ static int open_output(const char *pattern, const char *suffix)
 	return fd < 0 ? err : fd;
 }
 
-/* Bulk files: FILE_N for -o FILE, stpd_cpuN otherwise. */
+/* -S: the next file of a stream, FILE.N (FILE_cpuC.N in bulk mode),
+ * the one N files back removed.  cpu is -1 for the merged stream.
+ */
+static int open_rot(struct relay *r, struct relay_rot *rot, int cpu)
+{
+	char suffix[48], name[PATH_MAX];
+	int fd, err, slot;
+
+	if (cpu < 0)
+		snprintf(suffix, sizeof(suffix), ".%d", rot->fnum);
+	else
+		snprintf(suffix, sizeof(suffix), "_cpu%d.%d", cpu, rot->fnum);
+	err = output_name(r->pattern, suffix, name, sizeof(name));
+	if (err) {
+		fprintf(stderr, "staprun: output file name '%s' is too "
+			"long\n", r->pattern);
+		return err;
+	}
+	if (r->rotate_keep) {
+		slot = rot->fnum % r->rotate_keep;
+		if (!rot->names) {
+			rot->names = calloc((size_t)r->rotate_keep,
+					    sizeof(*rot->names));
+			if (!rot->names) {
+				fputs("staprun: out of memory\n", stderr);
+				return -ENOMEM;
+			}
+		}
+		if (rot->names[slot] && unlink(rot->names[slot]) < 0 &&
+		    errno != ENOENT)
+			fprintf(stderr, "staprun: cannot remove the old output "
+				"file %s: %s\n", rot->names[slot],
+				strerror(errno));
+		free(rot->names[slot]);
+		rot->names[slot] = strdup(name);
+		if (!rot->names[slot]) {
+			fputs("staprun: out of memory\n", stderr);
+			return -ENOMEM;
+		}
+	}
+	fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		err = -errno;
+		fprintf(stderr, "staprun: cannot open the output file %s: "
+			"%s\n", name, strerror(-err));
+		return err;
+	}
+	rot->bytes = 0;
+	return fd;
+}
+
+static int rotate(struct relay *r, int *fdp)
+{
+	struct relay_rot *rot = rot_of(r, fdp);
+	int cpu = fdp == &r->out_fd ? -1 :
+		  (int)(((struct relay_cpu *)((char *)fdp -
+		     offsetof(struct relay_cpu, out_fd))) - r->cpus);
+	int fd;
+
+	if (*fdp >= 0)
+		close(*fdp);
+	*fdp = -1;
+	rot->fnum++;
+	fd = open_rot(r, rot, cpu);
+	if (fd < 0)
+		return fd;
+	*fdp = fd;
+	return 0;
+}
+
+static void rot_free(struct relay *r, struct relay_rot *rot)
+{
+	int i;
+
+	for (i = 0; rot->names && i < r->rotate_keep; i++)
+		free(rot->names[i]);
+	free(rot->names);
+	rot->names = NULL;
+}
+
+/* Bulk files: FILE_N for -o FILE, stpd_cpuN otherwise; with -S, the
+ * first of each CPU's files.
+ */
 static int open_bulk_outputs(struct relay *r)
 {
 	char suffix[32];
@@ -140,7 +251,9 @@ static int open_bulk_outputs(struct relay *r)
 	for (i = 0; i < r->ncpus; i++) {
 		if (r->cpus[i].fd < 0)
 			continue;
-		if (r->pattern) {
+		if (r->pattern && r->rotate_bytes) {
+			fd = open_rot(r, &r->cpus[i].rot, i);
+		} else if (r->pattern) {
 			snprintf(suffix, sizeof(suffix), "_%d", i);
 			fd = open_output(r->pattern, suffix);
 		} else {
@@ -197,11 +310,16 @@ static int open_json(struct relay *r)
 }
 
 int relay_open(struct relay *r, const char *dir, int ncpus, bool bulk,
-	       unsigned int flags, const char *pattern, bool stdout_closed)
+	       unsigned int flags, const char *pattern, bool stdout_closed,
+	       long rotate_mb, int rotate_keep)
 {
 	int i, err;
 
 	memset(r, 0, sizeof(*r));
+	if (pattern && rotate_mb > 0) {
+		r->rotate_bytes = (unsigned long long)rotate_mb << 20;
+		r->rotate_keep = rotate_keep;
+	}
 	r->stdout_closed = stdout_closed;
 	r->out_fd = -1;
 	r->bulk = bulk;
@@ -226,7 +344,10 @@ int relay_open(struct relay *r, const char *dir, int ncpus, bool bulk,
 	}
 	if (bulk)
 		return open_bulk_outputs(r);
-	r->out_fd = pattern ? open_output(pattern, "") : STDOUT_FILENO;
+	if (pattern && r->rotate_bytes)
+		r->out_fd = open_rot(r, &r->rot, -1);
+	else
+		r->out_fd = pattern ? open_output(pattern, "") : STDOUT_FILENO;
 	return r->out_fd < 0 ? r->out_fd : 0;
 }
 
@@ -252,15 +373,15 @@ static int carry_add(struct relay *r, struct relay_cpu *c, const char *p,
 	int err;
 
 	if (c->carry_len + n > CARRY_MAX) {
-		err = output(r, r->out_fd, c->carry, c->carry_len);
+		err = output(r, &r->out_fd, c->carry, c->carry_len);
 		c->carry_len = 0;
-		return err ?: output(r, r->out_fd, p, n);
+		return err ?: output(r, &r->out_fd, p, n);
 	}
 	if (!c->carry) {
 		c->carry = malloc(CARRY_MAX);
 		if (!c->carry) {
 			fputs("staprun: out of memory\n", stderr);
-			return output(r, r->out_fd, p, n);
+			return output(r, &r->out_fd, p, n);
 		}
 	}
 	memcpy(c->carry + c->carry_len, p, n);
@@ -279,22 +400,22 @@ static int emit(struct relay *r, struct relay_cpu *c, const char *p,
 	int err = 0;
 
 	if (c->json) {
-		struct json_sink k = { r, r->bulk ? c->out_fd : r->out_fd };
+		struct json_sink k = { r, r->bulk ? &c->out_fd : &r->out_fd };
 
 		err = json_feed(c->json, p, n, json_sink_out, &k);
 		return err == -EPROTO ? 0 : err;
 	}
 	if (r->bulk)
-		return output(r, c->out_fd, p, n);
+		return output(r, &c->out_fd, p, n);
 	nl = memrchr(p, '\n', n);
 	if (!nl)
 		return carry_add(r, c, p, n);
 	whole = (size_t)(nl + 1 - p);
 	if (c->carry_len) {
-		err = output(r, r->out_fd, c->carry, c->carry_len);
+		err = output(r, &r->out_fd, c->carry, c->carry_len);
 		c->carry_len = 0;
 	}
-	err = err ?: output(r, r->out_fd, p, whole);
+	err = err ?: output(r, &r->out_fd, p, whole);
 	return err ?: (whole < n ? carry_add(r, c, p + whole, n - whole) : 0);
 }
 
@@ -335,13 +456,14 @@ static void flush_carries(struct relay *r)
 
 	for (i = 0; i < r->ncpus; i++) {
 		if (r->cpus[i].json) {
-			struct json_sink k = { r, r->bulk ? r->cpus[i].out_fd :
-						   r->out_fd };
+			struct json_sink k = { r, r->bulk ?
+						   &r->cpus[i].out_fd :
+						   &r->out_fd };
 
 			json_finish(r->cpus[i].json, json_sink_out, &k);
 		}
 		if (r->cpus[i].carry_len)
-			output(r, r->out_fd, r->cpus[i].carry,
+			output(r, &r->out_fd, r->cpus[i].carry,
 			       r->cpus[i].carry_len);
 		r->cpus[i].carry_len = 0;
 	}
@@ -356,12 +478,23 @@ void relay_drain(struct relay *r)
 	flush_carries(r);
 }
 
-/* FILE.1, FILE.2, ... after FILE; the script asks with switch_file(). */
+/* FILE.1, FILE.2, ... after FILE; the script asks with switch_file().
+ * With -S the next file of the rotation, of every CPU in bulk mode.
+ */
 int relay_switch_file(struct relay *r)
 {
 	char suffix[32];
-	int fd;
+	int fd, i, err = 0;
 
+	if (r->rotate_bytes) {
+		relay_drain(r);
+		if (!r->bulk)
+			return rotate(r, &r->out_fd);
+		for (i = 0; i < r->ncpus; i++)
+			if (r->cpus[i].fd >= 0 && !err)
+				err = rotate(r, &r->cpus[i].out_fd);
+		return err;
+	}
 	if (r->bulk || !r->pattern)
 		return 0;
 	relay_drain(r);
@@ -385,7 +518,9 @@ void relay_close(struct relay *r)
 			close(r->cpus[i].out_fd);
 		free(r->cpus[i].carry);
 		json_cpu_free(r->cpus[i].json);
+		rot_free(r, &r->cpus[i].rot);
 	}
+	rot_free(r, &r->rot);
 	if (r->out_fd > STDERR_FILENO)
 		close(r->out_fd);
 	free(r->cpus);

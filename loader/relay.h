@@ -12,6 +12,17 @@
 
 struct relay_cpu;
 
+/* -S MB[,N]: the files of one output stream (the merged one, or one
+ * CPU's in bulk mode): FILE.0, FILE.1, ... (FILE_cpuC.0, ... in bulk
+ * mode), a new one once the current one holds MB megabytes, the oldest
+ * removed when there would be more than N.
+ */
+struct relay_rot {
+	unsigned long long bytes;	/* in the current file */
+	int fnum;			/* the current file's number */
+	char **names;			/* the last N files' names, by fnum % N */
+};
+
 struct relay {
 	struct relay_cpu *cpus;
 	int ncpus;			/* entries of cpus */
@@ -27,6 +38,9 @@ struct relay {
 	void *sink_ctx;
 	char *buf;			/* read buffer */
 	unsigned long long bytes;	/* copied so far */
+	unsigned long long rotate_bytes; /* -S MB in bytes, 0: none */
+	int rotate_keep;		/* N of -S, 0: every file */
+	struct relay_rot rot;		/* -S: the merged stream's files */
 };
 
 /* Open DIR/trace0..traceN-1 (those that exist: CPUs that are online)
@@ -37,7 +51,8 @@ struct relay {
  * 0 or -errno, the message printed.
  */
 int relay_open(struct relay *r, const char *dir, int ncpus, bool bulk,
-	       unsigned int flags, const char *pattern, bool stdout_closed);
+	       unsigned int flags, const char *pattern, bool stdout_closed,
+	       long rotate_mb, int rotate_keep);
 /* Fill fds with the relay files to poll (POLLIN: a full sub-buffer);
  * returns how many, at most max.
  */

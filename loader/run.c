@@ -44,6 +44,9 @@
  */
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
+struct run;
+static void request_exit(struct run *r);
+
 struct run {
 	const struct staprun_options *o;
 	char dir[PATH_MAX];		/* debugfs/systemtap/MODULE */
@@ -60,12 +63,63 @@ struct run {
 	int nsystem;			/* system() commands running */
 	bool exit_sent;
 	bool exit_seen;
+	bool detached;			/* DETACH sent: the module runs on */
+	bool handshaken;		/* TRANSPORT and READY went through */
+	int daemon_fd;			/* -D: the parent waits on it, or -1 */
 	bool abandon;			/* stop waiting for the module */
 	int signals_after_exit;
 	bool deadline_set;		/* -T */
 	struct timespec deadline;
 	int status;
 };
+
+/* -D: the run is under way (the script started, or -A attached): the
+ * parent that waits prints our pid and exits, and the terminal is
+ * left alone from here on.
+ */
+static void daemon_ready(struct run *r)
+{
+	int fd;
+
+	if (r->daemon_fd < 0)
+		return;
+	if (write(r->daemon_fd, "", 1) < 0) {
+		/* the parent is gone: nobody to tell */
+	}
+	close(r->daemon_fd);
+	r->daemon_fd = -1;
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+}
+
+/* -L, or SIGQUIT under -A: leave the session running in the kernel,
+ * its output kept in the module's buffers until a staprun -A.
+ */
+static void request_detach(struct run *r)
+{
+	int err;
+
+	if (r->exit_sent || r->detached)
+		return;
+	relay_drain(&r->relay);
+	err = ctl_send(r->ctl, STP_MSG_DETACH, NULL, 0);
+	if (err) {
+		fprintf(stderr, "staprun: the module cannot be detached: "
+			"%s\n", strerror(-err));
+		r->status = 1;
+		request_exit(r);
+		return;
+	}
+	r->detached = true;
+	fprintf(stderr, "staprun: module %s runs detached; 'staprun -A "
+		"%s' attaches to it, 'staprun -d %s' removes it\n",
+		r->o->module_name, r->o->module_name, r->o->module_name);
+}
 
 static void request_exit(struct run *r)
 {
@@ -316,6 +370,11 @@ static void on_signal(struct run *r, int sig)
 		relay_switch_file(&r->relay);
 		return;
 	}
+	if (sig == SIGQUIT && r->o->action == STAPRUN_ATTACH &&
+	    !r->exit_sent) {
+		request_detach(r);
+		return;
+	}
 	if (r->exit_sent) {
 		if (++r->signals_after_exit >= GIVE_UP_SIGNALS) {
 			fprintf(stderr, "staprun: no longer waiting for the "
@@ -370,6 +429,11 @@ static void on_start(struct run *r, const struct ctl_msg *m)
 		fprintf(stderr, "staprun: the script is running\n");
 	if (r->exit_sent)
 		return;
+	if (r->o->action == STAPRUN_LOAD_DETACH) {
+		request_detach(r);
+		return;
+	}
+	daemon_ready(r);
 	target_release(r);
 	if (r->o->read_stdin)
 		feed_start(&r->feed, r->o->module_name);
@@ -482,8 +546,11 @@ static int handshake(struct run *r)
 			t.bulk ? ", bulk mode" : "");
 	if (t.ncpus > MAX_POLL_CPUS)
 		t.ncpus = MAX_POLL_CPUS;
-	if (relay_open(&r->relay, r->dir, (int)t.ncpus, t.bulk, t.flags,
-		       r->o->output_file, r->o->stdout_closed))
+	/* -L leaves the output in the module for a staprun -A */
+	if (r->o->action != STAPRUN_LOAD_DETACH &&
+	    relay_open(&r->relay, r->dir, (int)t.ncpus, t.bulk, t.flags,
+		       r->o->output_file, r->o->stdout_closed,
+		       r->o->rotate_mb, r->o->rotate_count))
 		return -1;
 	if (r->mon)
 		monitor_init(r->mon, r->dir, r->o->module_name,
@@ -560,7 +627,7 @@ static void loop(struct run *r)
 	fds[2].events = POLLIN;
 	fds[3].events = POLLIN;
 	n = 4 + relay_poll_fds(&r->relay, fds + 4, MAX_POLL_CPUS);
-	while (!r->exit_seen && !r->abandon) {
+	while (!r->exit_seen && !r->abandon && !r->detached) {
 		fds[2].fd = feed_poll_fd(&r->feed);
 		fds[2].revents = 0;
 		fds[3].fd = r->mon ? monitor_poll_fd(r->mon) : -1;
@@ -611,8 +678,12 @@ static void run_attached(struct run *r)
 		return;
 	}
 	if (handshake(r) == 0) {
+		r->handshaken = true;
 		read_signals(r);	/* interrupted while loading? */
-		if (!r->exit_sent)
+		/* -A: the session runs already, nothing to start */
+		if (r->o->action == STAPRUN_ATTACH)
+			daemon_ready(r);
+		else if (!r->exit_sent)
 			start(r);
 		loop(r);
 	} else {
@@ -628,12 +699,63 @@ static void run_attached(struct run *r)
 	r->ctl = -1;
 }
 
+/* -D: the parent waits until the child says the run is under way, then
+ * prints the child's pid and exits 0; a child that fails before that
+ * has printed why, and its status is the parent's.  Returns in the
+ * child (-1 with the parent's end of the pipe in *fd), or the parent's
+ * exit status.
+ */
+static int daemonize(int *fd)
+{
+	int p[2], st;
+	pid_t pid;
+	char c;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		perror("staprun: pipe");
+		return 1;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		perror("staprun: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		setsid();
+		*fd = p[1];
+		return -1;
+	}
+	close(p[1]);
+	do
+		n = read(p[0], &c, 1);
+	while (n < 0 && errno == EINTR);
+	close(p[0]);
+	if (n == 1) {
+		printf("%d\n", (int)pid);
+		return fflush(stdout) ? 1 : 0;
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
 int run_module(const struct staprun_options *o)
 {
 	struct run r;
+	int rc;
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	r.daemon_fd = -1;
+	if (o->daemon) {
+		rc = daemonize(&r.daemon_fd);
+		if (rc >= 0)
+			return rc;
+	}
 	if (o->monitor) {
 		r.mon = calloc(1, sizeof(*r.mon));
 		if (!r.mon) {
@@ -646,11 +768,14 @@ int run_module(const struct staprun_options *o)
 	r.feed.fd = -1;
 	if (signals_setup(&r))
 		return 1;
-	if (modload_insert(o) == 0) {
+	if (o->action == STAPRUN_ATTACH || modload_insert(o) == 0) {
 		run_attached(&r);
 		target_finish(&r);
 		r.exit_sent = true;	/* nothing more to ask the module */
-		if (modload_remove(o->module_name, o->verbose))
+		/* an attach that never got through leaves it as it was */
+		if (!r.detached && (o->action != STAPRUN_ATTACH ||
+				    r.handshaken) &&
+		    modload_remove(o->module_name, o->verbose))
 			r.status = 1;
 		wait_system(&r);
 	} else {

@@ -325,6 +325,21 @@ static int check_combinations(const struct staprun_options *o)
 	if (o->action == STAPRUN_DELETE && o->nmodule_vars)
 		return usage_error("-d takes a module, not module "
 				   "arguments");
+	if (o->action == STAPRUN_ATTACH && o->nmodule_vars)
+		return usage_error("-A takes a module, not module "
+				   "arguments");
+	if ((o->action == STAPRUN_ATTACH ||
+	     o->action == STAPRUN_LOAD_DETACH) &&
+	    (o->target_cmd || o->target_pid))
+		return usage_error("-c and -x need a staprun that stays: "
+				   "not with -L or -A");
+	if (o->action == STAPRUN_LOAD_DETACH && o->time_limit)
+		return usage_error("-T needs a staprun that stays: not with "
+				   "-L");
+	if (o->action == STAPRUN_LOAD_DETACH && (o->output_file ||
+						 o->daemon))
+		return usage_error("-L leaves the output in the module: for "
+				   "an output file, use -D -o FILE instead");
 	return 0;
 }
 
@@ -502,10 +517,6 @@ static void print_plan(const struct staprun_options *o)
  */
 static const char *unsupported_option(const struct staprun_options *o)
 {
-	if (o->rotate_mb)
-		return "-S";
-	if (o->daemon)
-		return "-D";
 	if (o->rename)
 		return "-R";
 	if (o->remote_id >= 0)
@@ -551,11 +562,8 @@ static int run(struct staprun_options *o)
 	if (o->action == STAPRUN_DELETE)
 		return modload_delete(o->module_name ? o->module_name : "*",
 				      o->verbose) ? 1 : 0;
-	if (o->action != STAPRUN_LOAD) {
-		fprintf(stderr, "staprun: %s is not implemented in this "
-			"version\n", action_text[o->action]);
+	if (o->action == STAPRUN_ATTACH && modload_attachable(o->module_name))
 		return 1;
-	}
 	return run_module(o);
 }
 

@@ -15,7 +15,12 @@
  *   module  -> WARNING/ERROR text, SYSTEM cmd, REQUEST_EXIT (exit() called)
  *   staprun -> EXIT                            SIGINT, -c exit, REQUEST_EXIT
  *   module  -> EXIT{errors, skipped, lost}     end probes ran, output flushed
- * Closing the control file without EXIT makes the module stop itself.
+ * Closing the control file without EXIT makes the module stop itself,
+ * unless DETACH came first (staprun -L, SIGQUIT under -A): the session
+ * goes on with its output kept in the relay buffers, the oldest
+ * overwritten when they fill, until a staprun -A opens the file again;
+ * the module then queues a new TRANSPORT ahead of what waits, and after
+ * READY the session is attached again (no START: it runs already).
  */
 #ifndef STP_MSG_H
 #define STP_MSG_H
@@ -44,6 +49,7 @@ enum stp_msg_type {
 	STP_MSG_ERROR = 7,	/* m->s: text for stderr, "ERROR: ..." */
 	STP_MSG_SYSTEM = 8,	/* m->s: a command for /bin/sh -c */
 	STP_MSG_SWITCH_FILE = 9, /* m->s: no payload: open the next -o file */
+	STP_MSG_DETACH = 10,	/* s->m: no payload: leave, the run goes on */
 };
 
 struct stp_msg_hdr {

@@ -52,6 +52,9 @@ static atomic_t _stp_ctl_exit_state = ATOMIC_INIT(0);
 static unsigned long _stp_ctl_open;	/* bit 0: .cmd is open */
 static bool _stp_ctl_ready_seen;	/* READY came, START may follow */
 static bool _stp_ctl_stopping;
+static bool _stp_ctl_detach_asked;	/* DETACH came: closing is no stop */
+static bool _stp_ctl_detached;		/* closed after DETACH, nobody reads */
+static pid_t _stp_ctl_reader;		/* who has the file open, 0: nobody */
 static struct dentry *_stp_ctl_file;
 static struct delayed_work _stp_ctl_poll_work;
 
@@ -213,6 +216,26 @@ bool _stp_ctl_attached(void)
 	return test_bit(0, &_stp_ctl_open);
 }
 
+bool _stp_ctl_is_detached(void)
+{
+	return READ_ONCE(_stp_ctl_detached);
+}
+
+/* /sys/module/MODULE/parameters/_stp_reader: the process that has the
+ * control file open, 0 when none has; staprun -d asks it to stop.
+ */
+static int _stp_ctl_reader_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", _stp_ctl_attached() ?
+			  READ_ONCE(_stp_ctl_reader) : 0);
+}
+
+static const struct kernel_param_ops _stp_ctl_reader_ops = {
+	.get = _stp_ctl_reader_get,
+};
+module_param_cb(_stp_reader, &_stp_ctl_reader_ops, NULL, 0444);
+MODULE_PARM_DESC(_stp_reader, "pid of the attached staprun (read-only)");
+
 unsigned int _stp_ctl_dropped(void)
 {
 	return atomic_read(&_stp_ctl_ndropped);
@@ -296,6 +319,11 @@ static int _stp_ctl_command(const struct _stp_ctl_cmd *m)
 	case STP_MSG_EXIT:
 		_stp_session_exit_cmd();
 		return 0;
+	case STP_MSG_DETACH:
+		if (!_stp_ctl_ready_seen || !_stp_session_start_accepted())
+			return -EPROTO;
+		WRITE_ONCE(_stp_ctl_detach_asked, true);
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -326,20 +354,61 @@ static __poll_t _stp_ctl_poll(struct file *file, poll_table *wait)
 	       (_stp_ctl_pending() ? EPOLLIN | EPOLLRDNORM : 0);
 }
 
+/* A staprun attaching to a detached session reads TRANSPORT first, as
+ * at the start, ahead of what was queued meanwhile.
+ */
+static void _stp_ctl_send_transport_first(void)
+{
+	struct stp_msg_transport t;
+	struct _stp_ctl_buf *b;
+	unsigned long flags;
+
+	_stp_transport_info(&t);
+	b = _stp_ctl_get(true, &flags);
+	if (!b)
+		return;
+	_stp_ctl_set_header(b, STP_MSG_TRANSPORT, sizeof(t));
+	memcpy(b->data + sizeof(struct stp_msg_hdr), &t, sizeof(t));
+	list_add(&b->list, &_stp_ctl_ready);
+	raw_spin_unlock_irqrestore(&_stp_ctl_lock, flags);
+	wake_up_interruptible(&_stp_ctl_wq);
+}
+
 /* One staprun at a time. */
 static int _stp_ctl_file_open(struct inode *inode, struct file *file)
 {
+	int rc;
+
 	if (test_and_set_bit(0, &_stp_ctl_open))
 		return -EBUSY;
-	return nonseekable_open(inode, file);
+	rc = nonseekable_open(inode, file);
+	if (rc) {
+		clear_bit(0, &_stp_ctl_open);
+		return rc;
+	}
+	WRITE_ONCE(_stp_ctl_reader, task_tgid_nr(current));
+	if (READ_ONCE(_stp_ctl_detached)) {
+		_stp_ctl_send_transport_first();
+		WRITE_ONCE(_stp_ctl_detached, false);
+	}
+	return 0;
 }
 
-/* Closed without EXIT (staprun killed, say): the session stops itself. */
+/* Closed without EXIT (staprun killed, say): the session stops itself;
+ * after DETACH it goes on with nobody reading.
+ */
 static int _stp_ctl_release(struct inode *inode, struct file *file)
 {
+	bool detach = READ_ONCE(_stp_ctl_detach_asked);
+
 	_stp_ctl_ready_seen = false;
+	WRITE_ONCE(_stp_ctl_detach_asked, false);
+	WRITE_ONCE(_stp_ctl_reader, 0);
+	if (detach)
+		WRITE_ONCE(_stp_ctl_detached, true);
 	clear_bit(0, &_stp_ctl_open);
-	_stp_session_detached();
+	if (!detach)
+		_stp_session_detached();
 	return 0;
 }
 

@@ -321,6 +321,11 @@ int _stp_session_start_cmd(pid_t target)
 	return 0;
 }
 
+bool _stp_session_start_accepted(void)
+{
+	return test_bit(0, &_stp_sess_start_taken);
+}
+
 void _stp_session_exit_cmd(void)
 {
 	if (!READ_ONCE(_stp_sess_ready))

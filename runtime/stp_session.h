@@ -125,6 +125,8 @@ void _stp_session_ready(void);
  */
 int _stp_session_start_cmd(pid_t target);
 void _stp_session_exit_cmd(void);
+/* START was accepted once: the session may be detached. */
+bool _stp_session_start_accepted(void);
 /* The control file was closed: without EXIT, stop anyway (no reply). */
 void _stp_session_detached(void);
 /* Module exit: wait for the work item, stop if still running. */

@@ -63,11 +63,14 @@ struct dentry *_stp_transport_dir(void)
 
 /* A full buffer refuses new sub-buffers: what does not fit waits in the
  * overflow area rather than overwriting output staprun has not read.
+ * While the session runs detached (staprun -L, the flight recorder)
+ * nobody will read it soon: the newest output is kept, overwriting the
+ * oldest, for the staprun -A that comes to look.
  */
 static int _stp_relay_subbuf_start(struct rchan_buf *buf, void *subbuf,
 				   void *prev_subbuf, size_t prev_padding)
 {
-	return !relay_buf_full(buf);
+	return !relay_buf_full(buf) || _stp_ctl_is_detached();
 }
 
 static struct dentry *_stp_relay_create_file(const char *filename,

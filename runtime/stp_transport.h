@@ -70,6 +70,8 @@ void _stp_ctl_printf(u32 type, bool reply, const char *fmt, ...)
 void _stp_ctl_request_exit(void);
 /* Whether staprun has the control file open. */
 bool _stp_ctl_attached(void);
+/* The session was detached (staprun -L): nobody reads the output. */
+bool _stp_ctl_is_detached(void);
 /* Messages dropped because the queue was full. */
 unsigned int _stp_ctl_dropped(void);
 

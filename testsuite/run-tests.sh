@@ -94,6 +94,8 @@ unit_tests()
 		"$TAPIR_SRCDIR"
 	component "unit/test-stap-signals" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-stap-signals.sh" "$STAP"
+	component "unit/test-stap-flight" bash \
+		"$TAPIR_SRCDIR/testsuite/unit/test-stap-flight.sh" "$STAP"
 	component "unit/test-remote" bash \
 		"$TAPIR_SRCDIR/testsuite/unit/test-remote.sh" "$STAP"
 	component "unit/test-listings" bash \

@@ -93,6 +93,8 @@ struct scope {
 	struct derived_probe *dp;	/* NULL in a function */
 	bool in_cond;
 	bool in_entry;			/* inside @entry(...) */
+	bool in_lvalue;			/* the next target is assigned to */
+	bool badvar_trial;		/* skip_badvar's quiet first try */
 };
 
 static void resolve_expr(struct scope *sc, struct expr *e);
@@ -638,6 +640,57 @@ static void resolve_target_ctx(struct scope *sc, struct expr *e,
 		prov->resolve_target(ctx, sc->dp, e);
 }
 
+/* --skip-badvars: a $context variable or @var of a probe with a
+ * context that cannot be resolved there reads as 0 ("" for $x$), with a warning
+ * naming it and saying why.  Resolved on a copy first, quietly, so
+ * that a good one is resolved as usual.  True when e became 0.
+ */
+static bool skip_badvar(struct scope *sc, struct expr *e)
+{
+	struct session *s = sc->el->s;
+	struct strbuf why, what;
+	struct prov_ctx ctx = { s, true, 0, false, sc->in_entry, NULL, &why };
+	bool lvalue = sc->in_lvalue, trial;
+
+	sc->in_lvalue = false;		/* not its indexes */
+	if (!s->opt.skip_badvars || sc->in_cond || lvalue || !sc->dp ||
+	    (e->tbase != TB_VAR && e->tbase != TB_ATVAR) ||
+	    (e->tbase == TB_VAR && !sc->dp->prov->resolve_target))
+		return false;
+	sb_init(&why);
+	trial = sc->badvar_trial;
+	sc->badvar_trial = true;	/* its indexes warn once, later */
+	resolve_target_ctx(sc, clone_expr(s->arena, e), &ctx);
+	sc->badvar_trial = trial;
+	if (!ctx.errors) {
+		sb_free(&why);
+		return false;
+	}
+	sb_init(&what);
+	print_expr(&what, e);
+	if (!trial)
+		diag_warn(s, e->loc, "bad target variable '%s' replaced by "
+			  "%s (--skip-badvars): %s", what.buf,
+			  e->pretty ? "\"\"" : "0", why.len ? why.buf : "?");
+	sb_free(&what);
+	sb_free(&why);
+	/* $x$ and $x$$ are strings */
+	if (e->pretty) {
+		e->kind = EX_STR;
+		e->str = intern("");
+	} else {
+		e->kind = EX_NUM;
+		e->num = 0;
+	}
+	e->tbase = TB_VAR;
+	e->name = NULL;
+	e->a = NULL;
+	e->comps.n = 0;
+	e->addressof = false;
+	e->pretty = 0;
+	return true;
+}
+
 /* What cannot be resolved is kept with the expression and reported
  * only if it survives elision (elab_report_held): a $var in an unused
  * function or a dead assignment is no error, as in the established
@@ -649,6 +702,8 @@ static void resolve_target(struct scope *sc, struct expr *e)
 	struct prov_ctx ctx = { sc->el->s, false, 0, false, sc->in_entry,
 				sc->in_cond ? NULL : held, NULL };
 
+	if (skip_badvar(sc, e))
+		return;
 	resolve_target_ctx(sc, e, &ctx);
 	if (held->n)
 		e->held = held;
@@ -899,10 +954,13 @@ static void resolve_expr(struct scope *sc, struct expr *e)
 	case EX_INCDEC:
 		if (cond_forbids(sc, e, "modify variables"))
 			return;
-		if (e->op == sc->el->op_stat)
+		if (e->op == sc->el->op_stat) {
 			resolve_stat_operand(sc, e->a);
-		else
+		} else {
+			sc->in_lvalue = e->a && e->a->kind == EX_TARGET;
 			resolve_expr(sc, e->a);
+			sc->in_lvalue = false;
+		}
 		resolve_expr(sc, e->b);
 		if (e->kind == EX_ASSIGN)
 			note_local_type(sc, e);
@@ -1003,7 +1061,8 @@ static void resolve_stmt(struct scope *sc, struct stmt *st)
 
 static void resolve_function(struct elab *el, struct func *f)
 {
-	struct scope sc = { el, f->file, &f->locals, f, NULL, false, false };
+	struct scope sc = { el, f->file, &f->locals, f, NULL, false, false, false,
+			    false };
 
 	resolve_stmt(&sc, f->body);
 }
@@ -1014,7 +1073,8 @@ static void resolve_function(struct elab *el, struct func *f)
 static struct expr *resolve_cond(struct xp *x, struct derived_probe *dp,
 				 struct expr *cond, struct stapfile *file)
 {
-	struct scope sc = { x->el, file, &dp->locals, NULL, dp, true, false };
+	struct scope sc = { x->el, file, &dp->locals, NULL, dp, true, false,
+			    false, false };
 	struct expr *c = clone_expr(x->el->s->arena, cond);
 
 	resolve_expr(&sc, c);
@@ -1061,7 +1121,7 @@ static void derive_body(struct xp *x, struct derived_probe *dp)
 	dp->body = stmt_new(a, ST_BLOCK, x->user->loc);
 	for (k = 0; k < parts.n; k++) {
 		struct scope sc = { x->el, vec_get(&files, k), &dp->locals,
-				    NULL, dp, false, false };
+				    NULL, dp, false, false, false, false };
 		struct stmt *b = clone_stmt(a, vec_get(&parts, k));
 
 		if (!b)

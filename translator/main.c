@@ -463,9 +463,16 @@ void driver_staprun_opts(struct session *s, struct vec *args)
 
 	for (i = 0; i < s->opt.verbose; i++)
 		vec_push(s->arena, args, "-v");
+	/* -F: the flight recorder, detached (-L) or a daemon writing -o */
+	if (s->opt.flight_recorder)
+		vec_push(s->arena, args, s->opt.output_file ? "-D" : "-L");
 	if (s->opt.output_file) {
 		vec_push(s->arena, args, "-o");
 		vec_push(s->arena, args, (void *)s->opt.output_file);
+	}
+	if (s->opt.rotate) {
+		vec_push(s->arena, args, "-S");
+		vec_push(s->arena, args, (void *)s->opt.rotate);
 	}
 	if (s->opt.target_cmd) {
 		vec_push(s->arena, args, "-c");

@@ -51,11 +51,11 @@ expect()
 # root gets as far as the kernel, which refuses an empty or text file
 # (or cannot load modules at all, on the build machines).
 if [ "$(id -u)" = 0 ]; then
-	notyet="is not implemented in this version"
 	noinsert="couldn't insert module"
+	noattach="no module some_mod is loaded"
 else
-	notyet="needs root"
 	noinsert="needs root"
+	noattach="attaching to modules needs root"
 fi
 release=$(uname -r)
 long=$(printf '1%040d' 0)
@@ -107,10 +107,18 @@ if [ "$(id -u)" = 0 ]; then
 else
 	expect 1 "needs root" "loading needs root" -- "$tmp/text_mod.ko"
 fi
-expect 1 "-S is not supported in this version" "-S is refused, not ignored" \
+expect 1 "$noinsert" "-S MB,N with -o goes on to load" \
 	-- -o out -S 1,2 "$tmp/good_mod.ko"
-expect 1 "-D is not supported in this version" "-D is refused, not ignored" \
+expect 1 "$noinsert" "-D -o FILE goes on to load (the failure of the child)" \
 	-- -o out -D "$tmp/good_mod.ko"
+expect 1 "-L leaves the output in the module" "-L refuses -o" \
+	-- -L -o out "$tmp/good_mod.ko"
+expect 1 "not with -L or -A" "-L refuses -c" -- -L -c ls "$tmp/good_mod.ko"
+expect 1 "-T needs a staprun that stays" "-L refuses -T" \
+	-- -L -T 5 "$tmp/good_mod.ko"
+expect 1 "not with -L or -A" "-A refuses -x" -- -A -x 1 some_mod
+expect 1 "-A takes a module, not module arguments" "-A takes no var=val" \
+	-- -A some_mod a=1
 expect 1 "module good_mod" "-v names the module" \
 	-- -v "$tmp/good_mod"
 expect 1 "module argument s=a b" "-v lists the arguments" \
@@ -124,7 +132,7 @@ else
 	expect 1 "unloading modules needs root" "-d '*' needs no module file" \
 		-- -d '*'
 fi
-expect 1 "attaching to modules $notyet" "-A needs no module file" \
+expect 1 "$noattach" "-A needs no module file, and a loaded module" \
 	-- -A some_mod
 
 # Started with stdin and stdout closed (staprun fills them with
@@ -180,7 +188,7 @@ vg_run "bad module name" "$tmp/bad-name.ko"
 vg_run "good module" -v -o out -s 2 -b "$tmp/good_mod.ko" a=1 b=2 c=3
 vg_run "failing insert" -v "$tmp/text_mod.ko" "s=a b" n=1
 vg_run "failing insert with -c" -c true -T 5 "$tmp/text_mod.ko"
-vg_run "unsupported -S" -o out -S 1,2 "$tmp/good_mod.ko"
+vg_run "-S with -o" -o out -S 1,2 "$tmp/good_mod.ko"
 vg_run "delete all" -d '*'
 vg_run "delete one" -d no_such_mod
 vg_run "options after the module" "$tmp/good_mod.ko" a=1 -v -s 2 b=2

@@ -486,6 +486,177 @@ sr none_d -d tptest
 check "staprun -d of a module that is not loaded fails" \
 	eval '[ $rc = 1 ] && has_err "no module tptest is loaded"'
 
+# ---- flight recorder: -L, -A, -D (stap -F) ------------------------------
+# -L starts the script and leaves it running with its output in the
+# module; -A attaches to it (SIGINT ends it with the end probes, SIGQUIT
+# detaches again); -D -o FILE is a daemon that writes FILE until killed.
+M=/sys/module/tptest/parameters
+# ticks_of FILE: the numbers of FILE's tick lines, first and last.
+first_tick() { grep '^tick ' "$1" | head -n 1 | cut -d' ' -f2; }
+last_tick() { grep '^tick ' "$1" | tail -n 1 | cut -d' ' -f2; }
+# wait_unloaded: until the module is gone, for at most 20 s.
+wait_unloaded()
+{
+	local i=0
+	while [ $i -lt 100 ] && ! unloaded; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+}
+
+sr L -L $KO mode=forever period_us=20000
+check "-L: status 0, says how to attach and remove, the module runs on" \
+	eval '[ $rc = 0 ] && has_err "staprun -A tptest" &&
+	      has_err "staprun -d tptest" &&
+	      [ "$(cat $M/_stp_state)" = running ] &&
+	      [ "$(cat $M/_stp_reader)" = 0 ] && [ ! -s $T/L.out ]'
+sleep 1
+name=A
+$SR -A tptest >$T/A.out 2>$T/A.err &
+pid=$!
+wait_lines $T/A.out
+sleep 0.5
+kill -INT $pid
+wait $pid
+rc=$?
+check "-A: the output kept since -L, begin first; SIGINT runs end, unloads" \
+	eval '[ $rc = 0 ] && [ "$(head -n 1 $T/A.out)" = "begin target=0" ] &&
+	      [ "$(first_tick $T/A.out)" = 1 ] &&
+	      tail -n 1 $T/A.out | grep -q "^end ticks=" && no_err &&
+	      unloaded'
+
+sr L2 -L $KO mode=forever period_us=20000
+name=Aq
+$SR -A tptest >$T/Aq.out 2>$T/Aq.err &
+pid=$!
+wait_lines $T/Aq.out
+kill -QUIT $pid
+wait $pid
+rc=$?
+check "SIGQUIT detaches -A: status 0, no end, the module runs on" \
+	eval '[ $rc = 0 ] && has_err "staprun -A tptest" &&
+	      ! grep -q "^end" $T/Aq.out &&
+	      [ "$(cat $M/_stp_state)" = running ] &&
+	      [ "$(cat $M/_stp_reader)" = 0 ]'
+sleep 0.5
+name=A2
+$SR -A tptest >$T/A2.out 2>$T/A2.err &
+pid=$!
+wait_lines $T/A2.out
+kill -INT $pid
+wait $pid
+rc=$?
+check "a second -A goes on where the first left off, end, unloads" \
+	eval '[ $rc = 0 ] && [ -n "$(last_tick $T/Aq.out)" ] &&
+	      [ "$(first_tick $T/A2.out)" = $(($(last_tick $T/Aq.out) + 1)) ] &&
+	      tail -n 1 $T/A2.out | grep -q "^end ticks=" && no_err &&
+	      unloaded'
+
+sr Anone -A tptest
+check "-A of a module that is not loaded: a clear error, status 1" \
+	eval '[ $rc = 1 ] && has_err "no module tptest is loaded"'
+
+$SR $KO mode=forever >/dev/null 2>&1 &
+pid=$!
+wait_phase running
+sr Abusy -A tptest
+check "-A of a module that a staprun reads: refused, status 1" \
+	eval '[ $rc = 1 ] && has_err "has a staprun attached already (pid $pid)"'
+kill -INT $pid
+wait $pid
+
+sr D -D -o $T/D.txt $KO mode=forever period_us=20000
+dpid=$(cat $T/D.out)
+check "-D -o: status 0 at once, the daemon's pid on stdout" \
+	eval '[ $rc = 0 ] && [ -n "$dpid" ] && kill -0 "$dpid" &&
+	      [ "$(cat $M/_stp_reader)" = "$dpid" ] && no_err'
+wait_lines $T/D.txt
+t1=$(last_tick $T/D.txt)
+sleep 1
+t2=$(last_tick $T/D.txt)
+check "-D -o: the file grows while nobody waits for staprun" \
+	eval '[ -n "$t1" ] && [ "$t2" -gt "$t1" ]'
+sr Dd -d tptest
+check "-d refuses the daemon's module and names the daemon" \
+	eval '[ $rc = 1 ] && has_err "in use by a running staprun (pid $dpid)"'
+kill -TERM "$dpid"
+wait_unloaded
+check "the daemon stops on SIGTERM: end probes in the file, unloaded" \
+	eval 'unloaded && ! kill -0 "$dpid" 2>/dev/null &&
+	      [ "$(head -n 1 $T/D.txt)" = "begin target=0" ] &&
+	      tail -n 1 $T/D.txt | grep -q "^end ticks="'
+
+# A staprun -A that dies without DETACH stops the session as any
+# reader's death does; then -A refuses the stopped module, -d removes it.
+sr Lk -L $KO mode=forever period_us=20000
+$SR -A tptest >/dev/null 2>&1 &
+pid=$!
+wait_phase running
+sleep 0.5
+t_kill=$(now)
+kill -KILL $pid
+wait $pid
+wait_stopped
+check "SIGKILL of staprun -A: the session stops by itself" \
+	eval '[ "$(cat $M/_stp_state)" = "stopped, orphaned" ]'
+sr Astopped -A tptest
+check "-A of a stopped module: refused, says to remove it" \
+	eval '[ $rc = 1 ] && has_err "module tptest has stopped" &&
+	      has_err "staprun -d tptest"'
+sr Lkd -d tptest
+check "... and staprun -d removes it" eval '[ $rc = 0 ] && no_err && unloaded'
+
+sr L3 -L $KO mode=forever period_us=20000
+sr Ld -d tptest
+check "-d removes a detached module" \
+	eval '[ $rc = 0 ] && no_err && unloaded'
+
+# Detached, the buffers keep the newest output: a 4 MB burst into the
+# 2 MB of a CPU leaves its end, without a gap, and nothing is reported
+# lost (the first line may be cut where the oldest part was dropped).
+sr Lb -L $KO mode=burst burst_kb=4096
+echo 1 >$M/burst_now
+name=Ab
+$SR -A tptest >$T/Ab.out 2>$T/Ab.err &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+echo "# burst while detached: $(wc -l <$T/Ab.out) lines kept"
+check "-L overwrites the oldest output when the buffers are full" \
+	eval '[ $rc = 0 ] && has_err "WARNING: burst sent 4194304 bytes" &&
+	      ! has_err "lost" && unloaded &&
+	      sed 1d $T/Ab.out | awk "
+		!/^burst +[0-9]+\$/ || (NR > 1 && \$2 != last + 1) { bad++ }
+		{ last = \$2 }
+		END { exit !(!bad && NR >= 8192 && last == 65535) }"'
+rm -f $T/D.txt
+
+# ---- -S: rotated output files -------------------------------------------
+# -S 1,2: FILE.0, FILE.1, ... a new one every MB, at most 2 kept; the
+# kept ones hold the newest lines, none lost in between.  In bulk mode
+# each CPU has its own series.
+sr S -o $T/S.txt -S 1,2 $KO mode=flood lines=300000
+echo "# -S 1,2: $(ls $T/S.txt* | tr '\n' ' ')"
+check "-S 1,2: at most 2 files of about 1 MB, the newest lines, no gap" \
+	eval '[ $rc = 0 ] && no_err && [ ! -e $T/S.txt ] &&
+	      [ ! -e $T/S.txt.0 ] && [ "$(ls $T/S.txt.* | wc -l)" = 2 ] &&
+	      last=$(ls $T/S.txt.* | sed "s/.*\.//" | sort -n | tail -n 1) &&
+	      [ "$(wc -c <$T/S.txt.$((last - 1)))" -ge 1048576 ] &&
+	      [ "$(wc -c <$T/S.txt.$((last - 1)))" -le 1310720 ] &&
+	      cat $T/S.txt.$((last - 1)) $T/S.txt.$last | awk "
+		/^flood [0-9]+\$/ {
+			if (k++ && \$2 != prev + 1) bad++
+			prev = \$2
+		}
+		END { exit !(!bad && k > 50000 && prev == 299999) }"'
+sr SB -b -o $T/SB -S 1 $KO mode=flood lines=300000
+check "-b -S 1: each CPU's series, FILE_cpuC.N, every line once" \
+	eval '[ $rc = 0 ] && no_err && [ -e $T/SB_cpu0.0 ] &&
+	      [ ! -e $T/SB_0 ] && flood_ok 300000 $T/SB_cpu*'
+rm -f $T/S.txt* $T/SB*
+
 check "the kernel log is clean after the death tests" dmesg_clean
 
 done_testing
