@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "cmdline.h"
 #include "driver.h"
+#include "analyze.h"
 #include "elab.h"
 #include "emit.h"
 #include "kbuild.h"
@@ -729,6 +730,7 @@ int driver_run_passes(struct session *s)
 		     "probes, %d functions, %d globals, %d library files",
 		     s->probes.n, s->functions.n, s->globals.n,
 		     s->library_files.n), &c);
+	analyze(s);
 	if (s->opt.last_pass == 2) {
 		sb_init(&sb);
 		print_pass2(&sb, s);
