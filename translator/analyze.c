@@ -832,3 +832,85 @@ void analyze(struct session *s)
 		dp->not_shareable = probe_not_shareable(dp);
 	}
 }
+
+/* ------------------------------------------------------------------ */
+/* -p2 -v                                                              */
+
+static void print_global(struct strbuf *sb, const struct vardecl *v)
+{
+	sb_printf(sb, "%s: ", v->name);
+	if (v->read && v->written)
+		sb_puts(sb, "read and written");
+	else if (v->read)
+		sb_puts(sb, "read only");
+	else if (v->written)
+		sb_puts(sb, "written only");
+	else
+		sb_puts(sb, "unused");
+	if (v->final_print)
+		sb_puts(sb, ", printed at the end");
+	if (v->counter)
+		sb_puts(sb, ", counter");
+	sb_putc(sb, '\n');
+}
+
+static void print_probe(struct strbuf *sb, struct session *s,
+			const struct derived_probe *dp)
+{
+	const char *sep = "";
+	int i;
+
+	sb_printf(sb, "%s /* probe %d */\n  locks:", dp->name ? dp->name : "?",
+		  dp->index);
+	for (i = 0; i < s->globals.n; i++) {
+		if (!dp->locks[i])
+			continue;
+		sb_printf(sb, "%s %s %s", sep,
+			  ((const struct vardecl *)s->globals.items[i])->name,
+			  dp->locks[i] == LOCK_WRITE ? "write" : "read");
+		sep = ",";
+	}
+	sb_printf(sb, "%s\n  call depth: %d%s\n  lean: ",
+		  dp->nlocks ? "" : " none", dp->depth,
+		  dp->recursive ? ", recursive" : "");
+	if (dp->lean)
+		sb_printf(sb, "yes%s\n", dp->lean_lockfree ?
+			  ", without a lock" : "");
+	else if (dp->not_lean_loc.line)
+		sb_printf(sb, "no, %s at %s:%d:%d\n", dp->not_lean,
+			  dp->not_lean_loc.file ? dp->not_lean_loc.file->name :
+			  "?", dp->not_lean_loc.line, dp->not_lean_loc.col);
+	else
+		sb_printf(sb, "no, %s\n", dp->not_lean);
+	sb_printf(sb, "  prints: %s\n  bounded: %s\n  handler sharing: %s%s\n",
+		  dp->may_print ? "may" : "no", dp->bounded ? "yes" : "no",
+		  dp->not_shareable ? "no, " : "candidate",
+		  dp->not_shareable ? dp->not_shareable : "");
+}
+
+static void print_function(struct strbuf *sb, const struct func *f)
+{
+	sb_printf(sb, "%s: %s\n", f->name, f->leaf ? "leaf" :
+		  "calls script functions");
+}
+
+void analyze_print(struct strbuf *sb, struct session *s)
+{
+	int i;
+
+	sb_printf(sb, "# analysis\nMAXNESTING %d: call depth %d + 1%s\n",
+		  s->max_nesting, s->call_depth,
+		  s->recursive ? " + 10 for recursion" : "");
+	if (s->globals.n)
+		sb_puts(sb, "# globals\n");
+	for (i = 0; i < s->globals.n; i++)
+		print_global(sb, s->globals.items[i]);
+	if (s->functions.n)
+		sb_puts(sb, "# functions\n");
+	for (i = 0; i < s->functions.n; i++)
+		print_function(sb, s->functions.items[i]);
+	if (s->probes.n)
+		sb_puts(sb, "# probes\n");
+	for (i = 0; i < s->probes.n; i++)
+		print_probe(sb, s, s->probes.items[i]);
+}

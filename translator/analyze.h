@@ -23,4 +23,7 @@ void analyze(struct session *s);
  */
 const struct vardecl *analyze_counter_target(const struct expr *e);
 
+/* The -p2 -v section "# analysis": what analyze() found. */
+void analyze_print(struct strbuf *sb, struct session *s);
+
 #endif

@@ -734,6 +734,8 @@ int driver_run_passes(struct session *s)
 	if (s->opt.last_pass == 2) {
 		sb_init(&sb);
 		print_pass2(&sb, s);
+		if (s->opt.verbose >= 1 || s->opt.pass_verbose[1] >= 1)
+			analyze_print(&sb, s);
 		if (sb.buf)
 			fputs(sb.buf, stdout);
 		sb_free(&sb);
