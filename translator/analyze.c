@@ -156,6 +156,54 @@ static void find_counters(struct session *s)
 }
 
 /* ------------------------------------------------------------------ */
+/* What the script extracts from each statistic: the histogram it     */
+/* draws (pass 2 made every use agree) and whether it needs the       */
+/* variance, so that the runtime keeps only what is read.             */
+
+static struct vardecl *stat_var_of(const struct expr *e)
+{
+	if (e->kind == EX_INDEX)
+		e = e->a;
+	return e->kind == EX_SYM ? e->var : NULL;
+}
+
+static bool stat_use_cb(struct elab_walk *w, struct expr *e)
+{
+	struct vardecl *v;
+
+	(void)w;
+	if (e->kind == EX_HIST && (v = stat_var_of(e->a)))
+		v->stat_hist = e;
+	if (e->kind == EX_STAT && e->stat == STAT_VARIANCE &&
+	    (v = stat_var_of(e->a)))
+		v->stat_variance = e;
+	return true;
+}
+
+static bool stat_use_stmt_cb(struct elab_walk *w, struct stmt *st)
+{
+	if (st->kind == ST_FOREACH && st->base && st->base->kind == EX_HIST)
+		stat_use_cb(w, st->base);
+	return true;
+}
+
+static void find_stat_uses(struct session *s)
+{
+	struct elab_walk w = { stat_use_cb, stat_use_stmt_cb, NULL };
+	int i;
+
+	for (i = 0; i < s->probes.n; i++)
+		elab_walk_stmt(&w, ((struct derived_probe *)
+				    s->probes.items[i])->body);
+	for (i = 0; i < s->functions.n; i++) {
+		struct func *f = s->functions.items[i];
+
+		if (f->body)
+			elab_walk_stmt(&w, f->body);
+	}
+}
+
+/* ------------------------------------------------------------------ */
 /* Locks: every global a probe reads or writes, through the functions */
 /* it calls, taken in one fixed order (the global's index).           */
 
@@ -509,7 +557,7 @@ static bool lean_scalar(struct lean *l, const struct expr *e, bool stat)
 		return true;
 	if (e->kind == EX_SYM && v && !v->is_global)
 		return not_lean(l, "uses a local", e->loc);
-	if (e->kind == EX_SYM && v && is_array(v))
+	if (e->kind == EX_INDEX || (e->kind == EX_SYM && v && is_array(v)))
 		return not_lean(l, "uses an array", e->loc);
 	return not_lean(l, stat ? "adds to something other than a scalar "
 			"statistic" : "uses something other than a scalar "
@@ -821,6 +869,7 @@ void analyze(struct session *s)
 		((struct derived_probe *)s->probes.items[i])->index = i;
 	find_leaves(s);
 	find_counters(s);
+	find_stat_uses(s);
 	find_depths(s);
 	for (i = 0; i < s->probes.n; i++) {
 		struct derived_probe *dp = s->probes.items[i];
@@ -851,6 +900,11 @@ static void print_global(struct strbuf *sb, const struct vardecl *v)
 		sb_puts(sb, ", printed at the end");
 	if (v->counter)
 		sb_puts(sb, ", counter");
+	if (v->stat_variance)
+		sb_puts(sb, ", variance");
+	if (v->stat_hist)
+		sb_printf(sb, ", %s histogram", v->stat_hist->hist ==
+			  HIST_LINEAR ? "linear" : "log");
 	sb_putc(sb, '\n');
 }
 

@@ -48,6 +48,9 @@ struct vardecl {
 	/* globals, analyze.c */
 	bool counter;			/* only added to: per-CPU sums */
 	bool final_print;		/* written only: printed at the end */
+	const struct expr *stat_hist;	/* statistics: the histogram drawn
+					 * (EX_HIST), or NULL */
+	const struct expr *stat_variance; /* an @variance of it, or NULL */
 };
 
 enum expr_kind {

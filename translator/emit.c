@@ -3154,78 +3154,30 @@ static void name_globals(struct emitter *em)
 	}
 }
 
-/* What the script extracts from one statistic: the histogram it draws
- * (pass 2 made every use agree) and whether it needs the variance.
+/* The parts of a statistic the runtime keeps: those the script reads
+ * (analyze.c).
  */
-struct stat_use {
-	struct elab_walk w;
-	const struct vardecl *v;
-	const struct expr *hist;
-	const struct expr *variance;
-};
-
-static const struct vardecl *stat_var_of(const struct expr *e)
-{
-	if (e->kind == EX_INDEX)
-		e = e->a;
-	return e->kind == EX_SYM ? e->var : NULL;
-}
-
-static bool stat_use_cb(struct elab_walk *w, struct expr *e)
-{
-	struct stat_use *u = (struct stat_use *)w;
-
-	if (e->kind == EX_HIST && stat_var_of(e->a) == u->v)
-		u->hist = e;
-	if (e->kind == EX_STAT && e->stat == STAT_VARIANCE &&
-	    stat_var_of(e->a) == u->v)
-		u->variance = e;
-	return true;
-}
-
-static bool stat_use_stmt_cb(struct elab_walk *w, struct stmt *st)
-{
-	if (st->kind == ST_FOREACH && st->base && st->base->kind == EX_HIST)
-		stat_use_cb(w, st->base);
-	return true;
-}
-
 static void stat_desc(struct emitter *em, struct strbuf *o,
 		      const struct vardecl *v, const char *name)
 {
-	struct session *s = em->s;
-	struct stat_use u;
-	int i;
+	const struct expr *hist = v->stat_hist, *var = v->stat_variance;
 
-	memset(&u, 0, sizeof(u));
-	u.w.expr = stat_use_cb;
-	u.w.stmt = stat_use_stmt_cb;
-	u.v = v;
-	for (i = 0; i < s->probes.n; i++)
-		elab_walk_stmt(&u.w, ((struct derived_probe *)
-				      s->probes.items[i])->body);
-	for (i = 0; i < s->functions.n; i++) {
-		struct func *f = s->functions.items[i];
-
-		if (f->body)
-			elab_walk_stmt(&u.w, f->body);
-	}
+	(void)em;
 	sb_printf(o, "static const struct stp_stat_desc %s = {\n"
-		  "\t.ops = 0x%x,\n", name,
-		  u.variance ? 0x3f : 0x1f);
-	if (u.variance && u.variance->b)
+		  "\t.ops = 0x%x,\n", name, var ? 0x3f : 0x1f);
+	if (var && var->b)
 		sb_printf(o, "\t.variance_shift = %" PRId64 ",\n",
-			  u.variance->b->num);
-	if (u.hist && u.hist->hist == HIST_LINEAR) {
-		int64_t lo = ((struct expr *)u.hist->args.items[0])->num;
-		int64_t hi = ((struct expr *)u.hist->args.items[1])->num;
-		int64_t w = ((struct expr *)u.hist->args.items[2])->num;
+			  var->b->num);
+	if (hist && hist->hist == HIST_LINEAR) {
+		int64_t lo = ((struct expr *)hist->args.items[0])->num;
+		int64_t hi = ((struct expr *)hist->args.items[1])->num;
+		int64_t w = ((struct expr *)hist->args.items[2])->num;
 
 		sb_printf(o, "\t.hist = STP_HIST_LINEAR,\n"
 			  "\t.start = %" PRId64 ",\n\t.stop = %" PRId64 ",\n"
 			  "\t.interval = %" PRId64 ",\n\t.buckets = %" PRId64
 			  ",\n", lo, hi, w, (hi - lo) / w + 3);
-	} else if (u.hist) {
+	} else if (hist) {
 		sb_puts(o, "\t.hist = STP_HIST_LOG,\n"
 			"\t.buckets = STP_MAX_BUCKETS,\n");
 	}
