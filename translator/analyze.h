@@ -1,7 +1,8 @@
 /* analyze.h - the analyses between elaboration and emission: the locks
  * of each probe, call depth and recursion, lean handlers, counters, the
- * parts of statistics read and written-only globals.  Results live on the tree (derived_probe,
- * vardecl, func, session); the emitter only reads them.
+ * parts of statistics read and written-only globals.  Results live on
+ * the tree (derived_probe, vardecl, func, session); the emitter only
+ * reads them.
  */
 #ifndef TAPIR_ANALYZE_H
 #define TAPIR_ANALYZE_H
