@@ -103,10 +103,13 @@ norm_dk="s/$(sed_quote "$dbgkernel")/@DBGKERNEL@/g"
 norm_k612="s/$(sed_quote "$kernel612")/@KERNEL612@/g"
 # first: the build tree may be inside the source tree
 norm_pg="s/$(sed_quote "$programs")/@PROGRAMS@/g"
+# -v reports each pass's memory and time, which no two runs share: the
+# goldens of -p2 -v (its analysis section) leave those lines out.
+norm_clock='/^Pass [1-5]: .* using [0-9]*res kb, in [0-9]*usr\/[0-9]*sys\/[0-9]*real ms\.$/d'
 normalise()
 {
 	sed -e "$norm_pg" -e "$norm_fk" -e "$norm_sd" -e "$norm_dk" \
-	    -e "$norm_k612" "$1"
+	    -e "$norm_k612" -e "$norm_clock" "$1"
 }
 
 # Append one output section; a missing final newline is made visible

@@ -45,6 +45,12 @@ struct vardecl {
 	bool ktype_mixed;		/* assigned pointers of two types */
 	int index;			/* position in its table, for codegen */
 	void *priv;			/* per-pass scratch */
+	/* globals, analyze.c */
+	bool counter;			/* only added to: per-CPU sums */
+	bool final_print;		/* written only: printed at the end */
+	const struct expr *stat_hist;	/* statistics: the histogram drawn
+					 * (EX_HIST), or NULL */
+	const struct expr *stat_variance; /* an @variance of it, or NULL */
 };
 
 enum expr_kind {
@@ -235,6 +241,7 @@ struct func {
 	bool has_next;			/* body uses 'next' */
 	bool pure, stable, unprivileged, myproc_unprivileged, guru_only;
 	bool unmangled, unmodified_fnargs, returns_string_marker;
+	bool leaf;			/* analyze.c: calls no script function */
 	int index;
 	void *priv;
 };

@@ -32,7 +32,21 @@ struct derived_probe {
 	void *priv;			/* provider data */
 	struct vec entry_exprs;		/* EX_ENTRY nodes saved at entry,
 					 * in slot order (.return probes) */
-	bool lean;			/* pass 3: handler needs no context */
+	/* analyze.c, between elaboration and emission (analyze.h) */
+	unsigned char *locks;		/* per global, in s->globals order:
+					 * enum lock_mode */
+	int nlocks;			/* globals it takes a lock of */
+	bool lean;			/* handler runs without the context */
+	const char *not_lean;		/* why not: a phrase, or NULL */
+	struct loc not_lean_loc;	/* where (line 0: the probe) */
+	bool lean_lockfree;		/* its lean copy takes no lock */
+	int depth;			/* deepest chain of calls from it */
+	bool recursive;			/* a chain from it recurses */
+	bool may_print;			/* can write to the print buffer */
+	bool bounded;			/* no loop, no recursion: cost per hit
+					 * is bounded */
+	const char *not_shareable;	/* why its handler is never shared
+					 * with another's, or NULL */
 };
 
 /* Entry point of pass 2: 0 on success, -1 after reporting errors. */

@@ -7,6 +7,7 @@
 #include "usyms.h"
 #include "lines.h"
 #include "emit.h"
+#include "analyze.h"
 #include "limit.h"
 #include "target.h"
 #include "creflow.h"
@@ -52,8 +53,6 @@ struct emitter {
 	struct body *b;			/* current body */
 	int depth;			/* indentation */
 	int nerrors;
-	int max_nesting;
-	bool recursive;			/* some call chain recurses */
 	struct limits lim;		/* -D limits, checked (limit.c) */
 	long long nesting;		/* MAXNESTING the module gets */
 	int actions;			/* statements run, not yet charged */
@@ -71,9 +70,6 @@ struct emitter {
 	struct strbuf share_defs;	/* probes that run another's handler */
 	struct strbuf lit_tables;	/* literals of shared handlers */
 	const char **lits_of;		/* per probe: its literal table */
-	bool *counter;			/* per global: a counter (below) */
-	bool *lockfree;			/* per probe: takes no lock */
-	bool *lean_lockfree;		/* per probe: its lean copy takes none */
 };
 
 /* The probes of a family that is emitted all at once. */
@@ -91,8 +87,7 @@ static const char *tregs(const struct tref *r);
 static const char *gen_agg_of(struct emitter *em, struct strbuf *o,
 			      const struct expr *s);
 static bool gen_counter_add(struct emitter *em, const struct expr *e);
-static int global_index(struct session *s, const struct vardecl *v);
-static bool is_counter(struct emitter *em, const struct vardecl *v);
+static bool is_counter(const struct vardecl *v);
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                            */
@@ -1329,34 +1324,7 @@ static void gen_call_one(struct emitter *em, struct strbuf *o,
  */
 static bool nesting_bounded(const struct emitter *em)
 {
-	return !em->recursive && em->max_nesting - 1 <= em->nesting;
-}
-
-static bool call_expr_cb(struct elab_walk *w, struct expr *e)
-{
-	bool *calls = w->arg;
-
-	if (e->kind == EX_CALL)
-		*calls = true;
-	return !*calls;
-}
-
-/* A leaf calls no function of the script: its frame is the last one of
- * the chain, so the stack room checked for its caller's call covers it
- * as it covers any kernel function the caller calls.  Calls into
- * anything else check the room first (stp_nesting.h).
- */
-static bool func_is_leaf(const struct func *f)
-{
-	bool calls = false;
-	struct elab_walk w = { NULL, NULL, &calls };
-	const struct func *g;
-
-	w.expr = call_expr_cb;
-	for (g = f; g && !calls; g = g->next_overload)
-		if (g->body)
-			elab_walk_stmt(&w, g->body);
-	return !calls;
+	return !em->s->recursive && em->s->max_nesting - 1 <= em->nesting;
 }
 
 /* Arguments are evaluated into the caller's frame before any of them
@@ -1443,7 +1411,10 @@ static void gen_call_as(struct emitter *em, struct strbuf *o,
 		sb_c_string(o, where);
 		sb_printf(o, "); %s; } ", fail_jump(em));
 	}
-	if (!func_is_leaf(f)) {
+	/* a leaf's frame is the last of the chain: the room checked for
+	 * its caller's call covers it (stp_nesting.h)
+	 */
+	if (!f->leaf) {
 		sb_puts(o, "if (unlikely(!_stp_call_room(c))) { "
 			"_stp_error_at(c, \"MAXCALLSTACK exceeded\", ");
 		sb_c_string(o, where);
@@ -3183,78 +3154,30 @@ static void name_globals(struct emitter *em)
 	}
 }
 
-/* What the script extracts from one statistic: the histogram it draws
- * (pass 2 made every use agree) and whether it needs the variance.
+/* The parts of a statistic the runtime keeps: those the script reads
+ * (analyze.c).
  */
-struct stat_use {
-	struct elab_walk w;
-	const struct vardecl *v;
-	const struct expr *hist;
-	const struct expr *variance;
-};
-
-static const struct vardecl *stat_var_of(const struct expr *e)
-{
-	if (e->kind == EX_INDEX)
-		e = e->a;
-	return e->kind == EX_SYM ? e->var : NULL;
-}
-
-static bool stat_use_cb(struct elab_walk *w, struct expr *e)
-{
-	struct stat_use *u = (struct stat_use *)w;
-
-	if (e->kind == EX_HIST && stat_var_of(e->a) == u->v)
-		u->hist = e;
-	if (e->kind == EX_STAT && e->stat == STAT_VARIANCE &&
-	    stat_var_of(e->a) == u->v)
-		u->variance = e;
-	return true;
-}
-
-static bool stat_use_stmt_cb(struct elab_walk *w, struct stmt *st)
-{
-	if (st->kind == ST_FOREACH && st->base && st->base->kind == EX_HIST)
-		stat_use_cb(w, st->base);
-	return true;
-}
-
 static void stat_desc(struct emitter *em, struct strbuf *o,
 		      const struct vardecl *v, const char *name)
 {
-	struct session *s = em->s;
-	struct stat_use u;
-	int i;
+	const struct expr *hist = v->stat_hist, *var = v->stat_variance;
 
-	memset(&u, 0, sizeof(u));
-	u.w.expr = stat_use_cb;
-	u.w.stmt = stat_use_stmt_cb;
-	u.v = v;
-	for (i = 0; i < s->probes.n; i++)
-		elab_walk_stmt(&u.w, ((struct derived_probe *)
-				      s->probes.items[i])->body);
-	for (i = 0; i < s->functions.n; i++) {
-		struct func *f = s->functions.items[i];
-
-		if (f->body)
-			elab_walk_stmt(&u.w, f->body);
-	}
+	(void)em;
 	sb_printf(o, "static const struct stp_stat_desc %s = {\n"
-		  "\t.ops = 0x%x,\n", name,
-		  u.variance ? 0x3f : 0x1f);
-	if (u.variance && u.variance->b)
+		  "\t.ops = 0x%x,\n", name, var ? 0x3f : 0x1f);
+	if (var && var->b)
 		sb_printf(o, "\t.variance_shift = %" PRId64 ",\n",
-			  u.variance->b->num);
-	if (u.hist && u.hist->hist == HIST_LINEAR) {
-		int64_t lo = ((struct expr *)u.hist->args.items[0])->num;
-		int64_t hi = ((struct expr *)u.hist->args.items[1])->num;
-		int64_t w = ((struct expr *)u.hist->args.items[2])->num;
+			  var->b->num);
+	if (hist && hist->hist == HIST_LINEAR) {
+		int64_t lo = ((struct expr *)hist->args.items[0])->num;
+		int64_t hi = ((struct expr *)hist->args.items[1])->num;
+		int64_t w = ((struct expr *)hist->args.items[2])->num;
 
 		sb_printf(o, "\t.hist = STP_HIST_LINEAR,\n"
 			  "\t.start = %" PRId64 ",\n\t.stop = %" PRId64 ",\n"
 			  "\t.interval = %" PRId64 ",\n\t.buckets = %" PRId64
 			  ",\n", lo, hi, w, (hi - lo) / w + 3);
-	} else if (u.hist) {
+	} else if (hist) {
 		sb_puts(o, "\t.hist = STP_HIST_LOG,\n"
 			"\t.buckets = STP_MAX_BUCKETS,\n");
 	}
@@ -3285,7 +3208,7 @@ static void gen_global_decl(struct emitter *em, struct strbuf *o,
 			  "STP_KIND_LONG",
 			  v->maxsize ? v->maxsize : 0L,
 			  v->wrap ? "true" : "false");
-		if (is_counter(em, v))
+		if (is_counter(v))
 			sb_puts(o, "\t.counter = true,\n");
 		if (is_stat_var(v))
 			sb_printf(o, "\t.stat = &%s_stat_desc,\n", n);
@@ -3616,7 +3539,7 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	/* without its locks it saves nothing: the run says so, and the
 	 * provider arms no return with the values unset
 	 */
-	if (!em->lockfree[dp->index]) {
+	if (dp->nlocks) {
 		line(em, "if (!stp_probe_%d_lock()) {", dp->index);
 		line(em, "\tc->skipped = true;");
 		line(em, "\treturn;");
@@ -3644,98 +3567,6 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 		       "&c->probe_locals.p%d_entry", dp->index));
 }
 
-/* ------------------------------------------------------------------ */
-/* Lean handlers: a probe whose body does integer arithmetic on scalar */
-/* globals and literals only cannot fail, loop, call, print, read      */
-/* memory or use a local.  Its statements are a bounded straight run   */
-/* (MAXACTION cannot be reached), its stack use is a few bytes and it  */
-/* touches no per-CPU context, so a nested hit is harmless (a global   */
-/* held by the outer hit makes the inner one skip, counted).  Such a   */
-/* handler runs without the context; every STP_LEAN_SAMPLE-th hit on   */
-/* a CPU takes the full path so the overload account still sees it.   */
-
-static bool lean_scalar(const struct expr *e, bool stat)
-{
-	const struct vardecl *v = e->var;
-
-	return e->kind == EX_SYM && v && v->is_global && !is_array(v) &&
-	       v->type == (stat ? TY_STATS : TY_LONG);
-}
-
-static bool lean_expr(const struct expr *e)
-{
-	if (!e)
-		return true;
-	if (e->type != TY_LONG)
-		return e->kind == EX_ASSIGN && !strcmp(e->op, "<<<") &&
-		       lean_scalar(e->a, true) && lean_expr(e->b);
-	switch (e->kind) {
-	case EX_NUM:
-		return true;
-	case EX_SYM:
-		return lean_scalar(e, false);
-	case EX_INCDEC:
-		return lean_scalar(e->a, false);
-	case EX_ASSIGN:
-		if (!strcmp(e->op, "/=") || !strcmp(e->op, "%="))
-			return false;
-		if (!strcmp(e->op, "<<<"))
-			return lean_scalar(e->a, true) && lean_expr(e->b);
-		return lean_scalar(e->a, false) && lean_expr(e->b);
-	case EX_BINARY:
-		if (!strcmp(e->op, "/") || !strcmp(e->op, "%"))
-			return false;
-		return lean_expr(e->a) && lean_expr(e->b);
-	case EX_COMPARE:
-		if (e->a->type != TY_LONG)
-			return false;
-		return lean_expr(e->a) && lean_expr(e->b);
-	case EX_UNARY:
-	case EX_LOGICAL:
-	case EX_TERNARY:
-		return lean_expr(e->a) && lean_expr(e->b) && lean_expr(e->c);
-	default:
-		return false;
-	}
-}
-
-/* Counts the statements of st in *n; false for any it cannot take. */
-static bool lean_stmt(const struct stmt *st, int *n)
-{
-	int i;
-
-	if (!st)
-		return true;
-	++*n;
-	switch (st->kind) {
-	case ST_BLOCK:
-		for (i = 0; i < st->stmts.n; i++)
-			if (!lean_stmt(st->stmts.items[i], n))
-				return false;
-		return true;
-	case ST_NULL:
-	case ST_NEXT:
-		return true;
-	case ST_EXPR:
-		return lean_expr(st->expr);
-	case ST_IF:
-		return lean_expr(st->expr) && lean_stmt(st->body, n) &&
-		       lean_stmt(st->els, n);
-	default:
-		return false;
-	}
-}
-
-static bool probe_is_lean(const struct derived_probe *dp)
-{
-	int n = 0;
-
-	if (dp->locals.n || dp->entry_exprs.n || !lean_expr(dp->cond))
-		return false;
-	/* the run must stay far below MAXACTION (1000 at the least) */
-	return lean_stmt(dp->body, &n) && n < 100;
-}
-
 bool emit_probe_lean(struct emitter *em, const struct derived_probe *dp)
 {
 	(void)em;
@@ -3743,12 +3574,11 @@ bool emit_probe_lean(struct emitter *em, const struct derived_probe *dp)
 }
 
 /* No lock to take: the handler touches no global, or this is the lean
- * copy of one that only adds to a scalar counter (probe_lock_needs).
+ * copy of one that only adds to a scalar counter (analyze.c).
  */
 static bool no_locks(struct emitter *em, const struct derived_probe *dp)
 {
-	return em->lockfree[dp->index] ||
-	       (em->lean && em->lean_lockfree[dp->index]);
+	return !dp->nlocks || (em->lean && dp->lean_lockfree);
 }
 
 /* The handler's globals, taken at its start (none, no code). */
@@ -3821,8 +3651,6 @@ static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
 	/* the lean copy: the same statements, no context and no MAXACTION
 	 * account
 	 */
-	/* --monitor counts every hit, which only the full run does */
-	dp->lean = !em->s->opt.monitor && probe_is_lean(dp);
 	if (!dp->lean)
 		return;
 	sb_printf(&b->text, "static inline void stp_probe_%d_lean(void)\n{\n",
@@ -3833,130 +3661,13 @@ static void gen_probe_body(struct emitter *em, struct derived_probe *dp)
 }
 
 /* ------------------------------------------------------------------ */
-/* Counters: a long global (a scalar, or an array of the default      */
-/* size) that every write adds to, as a statement of its own (x++,     */
-/* x--, x += e, x -= e, a[k]++, ...), is kept so that adding needs     */
-/* only the shared lock: a scalar is added to atomically, an array    */
-/* per CPU and summed when read.  Reads take the exclusive lock.  Hits */
-/* on several CPUs that count into the same global then never wait for */
-/* each other (doc/safety.md, Locks).                                  */
+/* Counters (analyze.c found them): a long global that every write    */
+/* adds to is added to atomically, or per CPU for an array, under the  */
+/* shared lock, and summed when read (doc/safety.md, Locks).           */
 
-struct counter_walk {
-	struct elab_walk w;
-	struct emitter *em;
-	int *writes, *adds;
-	bool *no;
-};
-
-/* The global that an add statement adds to, or NULL. */
-static const struct vardecl *counter_target(const struct expr *e)
+static bool is_counter(const struct vardecl *v)
 {
-	const struct expr *lv;
-
-	if (!e || (e->kind != EX_INCDEC && e->kind != EX_ASSIGN))
-		return NULL;
-	if (e->kind == EX_ASSIGN && strcmp(e->op, "+=") &&
-	    strcmp(e->op, "-="))
-		return NULL;
-	lv = e->a->kind == EX_INDEX ? e->a->a : e->a;
-	if (lv->kind != EX_SYM || !lv->var || !lv->var->is_global ||
-	    lv->var->type != TY_LONG)
-		return NULL;
-	return lv->var;
-}
-
-static bool counter_expr_cb(struct elab_walk *w, struct expr *e)
-{
-	struct counter_walk *cw = (struct counter_walk *)w;
-	const struct expr *lv;
-	int i;
-
-	if (e->kind != EX_ASSIGN && e->kind != EX_INCDEC)
-		return true;
-	lv = e->a->kind == EX_INDEX ? e->a->a : e->a;
-	if (lv->kind == EX_SYM && lv->var && lv->var->is_global) {
-		i = global_index(cw->em->s, lv->var);
-		if (i >= 0)
-			cw->writes[i]++;
-	}
-	return true;
-}
-
-static bool counter_stmt_cb(struct elab_walk *w, struct stmt *st)
-{
-	struct counter_walk *cw = (struct counter_walk *)w;
-	const struct vardecl *v;
-	int i;
-
-	if (st->kind != ST_EXPR || !(v = counter_target(st->expr)))
-		return true;
-	i = global_index(cw->em->s, v);
-	if (i >= 0)
-		cw->adds[i]++;
-	return true;
-}
-
-static void counter_pragma(struct vardecl *v, void *arg)
-{
-	struct counter_walk *cw = arg;
-	int i = global_index(cw->em->s, v);
-
-	if (i >= 0)
-		cw->no[i] = true;
-}
-
-static void find_counters(struct emitter *em)
-{
-	struct session *s = em->s;
-	struct counter_walk cw;
-	size_t n = (size_t)s->globals.n + 1;
-	int i, j;
-
-	memset(&cw, 0, sizeof(cw));
-	cw.w.expr = counter_expr_cb;
-	cw.w.stmt = counter_stmt_cb;
-	cw.em = em;
-	cw.writes = arena_alloc(s->arena, n * sizeof(int));
-	cw.adds = arena_alloc(s->arena, n * sizeof(int));
-	cw.no = arena_alloc(s->arena, n);
-	em->counter = arena_alloc(s->arena, n);
-	for (i = 0; i < s->probes.n; i++) {
-		struct derived_probe *dp = s->probes.items[i];
-
-		elab_walk_stmt(&cw.w, dp->body);
-		elab_walk_expr(&cw.w, dp->cond);
-		for (j = 0; j < dp->entry_exprs.n; j++)
-			elab_walk_expr(&cw.w, dp->entry_exprs.items[j]);
-	}
-	for (i = 0; i < s->functions.n; i++) {
-		struct func *f = s->functions.items[i];
-
-		elab_walk_stmt(&cw.w, f->body);
-		/* embedded C that names a global works on it directly */
-		elab_pragma_globals(s, f->code, "read", counter_pragma, &cw);
-		elab_pragma_globals(s, f->code, "write", counter_pragma, &cw);
-	}
-	for (i = 0; i < s->globals.n; i++) {
-		const struct vardecl *v = s->globals.items[i];
-
-		/* a declared size is kept exactly (and the sums of a large
-		 * one, room for every CPU's part, might not fit in memory)
-		 */
-		em->counter[i] = !cw.no[i] && cw.adds[i] &&
-				 cw.adds[i] == cw.writes[i] &&
-				 v->type == TY_LONG && !v->wrap &&
-				 !v->maxsize;
-	}
-}
-
-static bool is_counter(struct emitter *em, const struct vardecl *v)
-{
-	int i;
-
-	if (!em->counter || !v || !v->is_global)
-		return false;
-	i = global_index(em->s, v);
-	return i >= 0 && em->counter[i];
+	return v && v->is_global && v->counter;
 }
 
 /* An add statement on a counter: the keys, then the value (the order
@@ -3964,13 +3675,13 @@ static bool is_counter(struct emitter *em, const struct vardecl *v)
  */
 static bool gen_counter_add(struct emitter *em, const struct expr *e)
 {
-	const struct vardecl *v = counter_target(e);
+	const struct vardecl *v = analyze_counter_target(e);
 	const struct expr *lv = e->a;
 	const char *keys, *r;
 	struct strbuf o;
 	bool block;
 
-	if (!v || !is_counter(em, v))
+	if (!v || !is_counter(v))
 		return false;
 	sb_init(&o);
 	sb_puts(&o, "{ ");
@@ -4004,302 +3715,13 @@ static bool gen_counter_add(struct emitter *em, const struct expr *e)
 	return true;
 }
 
-/* ------------------------------------------------------------------ */
-/* Locks: every global a probe reads or writes, through the functions */
-/* it calls, taken in one fixed order (the global's index).           */
-
-struct lock_walk {
-	struct elab_walk w;
-	struct emitter *em;
-	bool *read, *write;
-	struct vec seen_funcs;
-};
-
-static int global_index(struct session *s, const struct vardecl *v)
-{
-	int i;
-
-	for (i = 0; i < s->globals.n; i++)
-		if (s->globals.items[i] == v)
-			return i;
-	return -1;
-}
-
-static void lock_mark(struct lock_walk *lw, const struct expr *e, bool w)
-{
-	int i;
-
-	if (!e || !e->var || !e->var->is_global)
-		return;
-	i = global_index(lw->em->s, e->var);
-	if (i < 0)
-		return;
-	/* a counter is summed from its CPUs' parts when read */
-	if (lw->em->counter[i])
-		lw->write[i] = true;
-	/* statistics take the shared lock to add: the data is per-CPU */
-	else if (w && !is_stat_var(e->var))
-		lw->write[i] = true;
-	else if (w || !is_stat_var(e->var))
-		lw->read[i] = true;
-	else
-		lw->write[i] = true;	/* extraction merges: exclusive */
-}
-
-static void lock_walk_func(struct lock_walk *lw, struct func *f);
-
-/* Embedded C takes the locks its pragmas name. */
-static void lock_pragma_read(struct vardecl *v, void *arg)
-{
-	struct lock_walk *lw = arg;
-	int i = global_index(lw->em->s, v);
-
-	if (i >= 0)
-		lw->read[i] = true;
-}
-
-static void lock_pragma_write(struct vardecl *v, void *arg)
-{
-	struct lock_walk *lw = arg;
-	int i = global_index(lw->em->s, v);
-
-	if (i >= 0)
-		lw->write[i] = true;
-}
-
-static bool lock_expr_cb(struct elab_walk *w, struct expr *e)
-{
-	struct lock_walk *lw = (struct lock_walk *)w;
-
-	switch (e->kind) {
-	case EX_SYM:
-		lock_mark(lw, e, false);
-		break;
-	case EX_INDEX:
-	case EX_IN:
-		if (e->a && e->a->kind == EX_SYM)
-			lock_mark(lw, e->a, false);
-		break;
-	case EX_ASSIGN:
-	case EX_INCDEC: {
-		const struct expr *lv = e->a;
-
-		if (lv->kind == EX_INDEX)
-			lv = lv->a;
-		if (e->op && !strcmp(e->op, "<<<")) {
-			int i;
-
-			/* the statistic itself is only added to (shared);
-			 * walking into it would count as an extraction
-			 */
-			lock_mark(lw, lv, true);
-			if (e->a->kind == EX_INDEX)
-				for (i = 0; i < e->a->args.n; i++)
-					elab_walk_expr(w, e->a->args.items[i]);
-			elab_walk_expr(w, e->b);
-			return false;
-		} else if (lv->kind == EX_SYM && lv->var && lv->var->is_global) {
-			int i = global_index(lw->em->s, lv->var);
-
-			if (i >= 0)
-				lw->write[i] = true;
-		}
-		break;
-	}
-	case EX_CALL:
-		if (e->func)
-			lock_walk_func(lw, e->func);
-		break;
-	default:
-		break;
-	}
-	return true;
-}
-
-static bool lock_stmt_cb(struct elab_walk *w, struct stmt *st)
-{
-	struct lock_walk *lw = (struct lock_walk *)w;
-	const struct expr *e;
-	const struct vardecl *v;
-
-	/* adding to a counter: the shared lock, and only the keys and the
-	 * value are reads
-	 */
-	if (st->kind == ST_EXPR && (v = counter_target(st->expr)) &&
-	    is_counter(lw->em, v)) {
-		int i = global_index(lw->em->s, v);
-
-		if (i >= 0)
-			lw->read[i] = true;
-		e = st->expr;
-		if (e->a->kind == EX_INDEX)
-			for (i = 0; i < e->a->args.n; i++)
-				elab_walk_expr(w, e->a->args.items[i]);
-		if (e->kind == EX_ASSIGN)
-			elab_walk_expr(w, e->b);
-		return false;
-	}
-
-	if (st->kind == ST_DELETE) {
-		e = st->expr->kind == EX_INDEX ? st->expr->a : st->expr;
-		if (e->var && e->var->is_global) {
-			int i = global_index(lw->em->s, e->var);
-
-			if (i >= 0)
-				lw->write[i] = true;
-		}
-	}
-	if (st->kind == ST_FOREACH && st->base->kind == EX_SYM &&
-	    is_stat_var(st->base->var)) {
-		int i = global_index(lw->em->s, st->base->var);
-
-		if (i >= 0)
-			lw->write[i] = true;
-	}
-	return true;
-}
-
-/* Whether a walk over the functions a handler calls meets g for the
- * first time (each is walked once, also when it recurses); records it.
- */
-static bool func_first_visit(struct arena *a, struct vec *seen,
-			     struct func *g)
-{
-	int i;
-
-	for (i = 0; i < seen->n; i++)
-		if (seen->items[i] == g)
-			return false;
-	vec_push(a, seen, g);
-	return true;
-}
-
-static void lock_walk_func(struct lock_walk *lw, struct func *f)
-{
-	struct func *g;
-
-	for (g = f; g; g = g->next_overload) {
-		if (!func_first_visit(lw->em->s->arena, &lw->seen_funcs, g))
-			continue;
-		if (g->body)
-			elab_walk_stmt(&lw->w, g->body);
-		elab_pragma_globals(lw->em->s, g->code, "read",
-				    lock_pragma_read, lw);
-		elab_pragma_globals(lw->em->s, g->code, "write",
-				    lock_pragma_write, lw);
-	}
-}
-
-/* Whether a probe's handler can write to the print buffer: a print, or
- * embedded C not marked pure (which may), in it or in a function it
- * calls.
- */
-struct print_walk {
-	struct elab_walk w;
-	struct emitter *em;
-	struct vec seen;
-	bool prints;
-};
-
-static void print_walk_func(struct print_walk *pw, struct func *f)
-{
-	struct func *g;
-
-	for (g = f; g && !pw->prints; g = g->next_overload) {
-		if (!func_first_visit(pw->em->s->arena, &pw->seen, g))
-			continue;
-		/* pure embedded C has no effect but its value */
-		if (g->code && !g->pure)
-			pw->prints = true;
-		else if (g->body)
-			elab_walk_stmt(&pw->w, g->body);
-	}
-}
-
-static bool print_expr_cb(struct elab_walk *w, struct expr *e)
-{
-	struct print_walk *pw = (struct print_walk *)w;
-
-	if (e->kind == EX_PRINT || e->kind == EX_EMBEDDED)
-		pw->prints = true;
-	else if (e->kind == EX_CALL && e->func)
-		print_walk_func(pw, e->func);
-	return !pw->prints;
-}
-
-static bool probe_may_print(struct emitter *em, struct derived_probe *dp)
-{
-	struct print_walk pw = { { print_expr_cb, NULL, NULL }, em, { 0 },
-				 false };
-	int i;
-
-	elab_walk_stmt(&pw.w, dp->body);
-	for (i = 0; i < dp->entry_exprs.n && !pw.prints; i++)
-		elab_walk_expr(&pw.w, ((struct expr *)
-				       dp->entry_exprs.items[i])->a);
-	if (dp->cond)
-		elab_walk_expr(&pw.w, dp->cond);
-	return pw.prints;
-}
-
-/* Whether a handler's cost per hit is bounded: no loop in it or in a
- * function it calls, and no recursion.  Its time is then sampled for
- * the overload account (stp_probe_inline.h).
- */
-struct bound_walk {
-	struct elab_walk w;
-	struct emitter *em;
-	struct vec seen;
-	bool bounded;
-};
-
-static bool bound_stmt_cb(struct elab_walk *w, struct stmt *st)
-{
-	struct bound_walk *bw = (struct bound_walk *)w;
-
-	if (st->kind == ST_WHILE || st->kind == ST_FOR ||
-	    st->kind == ST_FOREACH)
-		bw->bounded = false;
-	return bw->bounded;
-}
-
-static bool bound_expr_cb(struct elab_walk *w, struct expr *e)
-{
-	struct bound_walk *bw = (struct bound_walk *)w;
-	struct func *g;
-
-	if (e->kind != EX_CALL || !e->func)
-		return bw->bounded;
-	if (bw->em->recursive) {
-		bw->bounded = false;
-		return false;
-	}
-	for (g = e->func; g && bw->bounded; g = g->next_overload) {
-		if (!func_first_visit(bw->em->s->arena, &bw->seen, g))
-			continue;
-		if (g->body)
-			elab_walk_stmt(&bw->w, g->body);
-	}
-	return bw->bounded;
-}
-
-static bool probe_bounded(struct emitter *em, struct derived_probe *dp)
-{
-	struct bound_walk bw = { { bound_expr_cb, bound_stmt_cb, NULL }, em,
-				 { 0 }, true };
-
-	elab_walk_stmt(&bw.w, dp->body);
-	if (dp->cond && bw.bounded)
-		elab_walk_expr(&bw.w, dp->cond);
-	return bw.bounded;
-}
-
 /* The flags of the handler's run (stp_probe_inline.h), as C. */
 const char *emit_probe_run_flags(struct emitter *em, struct derived_probe *dp)
 {
-	bool print = probe_may_print(em, dp);
-	bool sampled = probe_bounded(em, dp);
+	bool print = dp->may_print;
+	bool sampled = dp->bounded;
 
+	(void)em;
 	if (print && sampled)
 		return "STP_RUN_PRINT | STP_RUN_SAMPLED";
 	if (print)
@@ -4307,120 +3729,43 @@ const char *emit_probe_run_flags(struct emitter *em, struct derived_probe *dp)
 	return sampled ? "STP_RUN_SAMPLED" : "0";
 }
 
-/* Which globals dp's handler reads (lw->read) and writes (lw->write),
- * as its locks take them.
- */
-static void lock_walk_probe(struct emitter *em, struct derived_probe *dp,
-			    struct lock_walk *lw)
-{
-	int n = em->s->globals.n;
+/* ------------------------------------------------------------------ */
+/* Locks: every global a probe reads or writes, through the functions */
+/* it calls (analyze.c found them), taken in one fixed order (the     */
+/* global's index).                                                   */
 
-	memset(lw, 0, sizeof(*lw));
-	lw->w.expr = lock_expr_cb;
-	lw->w.stmt = lock_stmt_cb;
-	lw->em = em;
-	lw->read = arena_alloc(em->s->arena, (size_t)n + 1);
-	lw->write = arena_alloc(em->s->arena, (size_t)n + 1);
-	elab_walk_stmt(&lw->w, dp->body);
-	if (dp->cond)
-		elab_walk_expr(&lw->w, dp->cond);
+/* The C of the lock of global g for dp: "write" or "read". */
+static const char *lock_kind(const struct derived_probe *dp, int g)
+{
+	return dp->locks[g] == LOCK_WRITE ? "write" : "read";
 }
 
-/* From one walk over dp's handler: whether it touches no global
- * (em->lockfree: no lock code at all), and whether its lean copy needs
- * no lock (em->lean_lockfree): its only global is a scalar counter that
- * it only adds to, one atomic operation, which a reader (holding the
- * exclusive lock) sees wholly before or after its read, as if the hit
- * came before or after; and no other global can be seen half-updated
- * with it.
- */
-static void probe_lock_needs(struct emitter *em, struct derived_probe *dp)
+static const char *lock_name(const struct emitter *em, int g)
 {
-	struct lock_walk lw;
-	bool adds_only = true;
-	int i, n = 0;
-
-	lock_walk_probe(em, dp, &lw);
-	for (i = 0; i < em->s->globals.n; i++) {
-		if (!lw.read[i] && !lw.write[i])
-			continue;
-		n++;
-		if (lw.write[i] || !em->counter[i] ||
-		    is_array(em->s->globals.items[i]))
-			adds_only = false;
-	}
-	em->lockfree[dp->index] = n == 0;
-	em->lean_lockfree[dp->index] = n == 1 && adds_only;
-}
-
-/* The globals dp's handler reads or writes (through the functions it
- * calls too) into lw, their indexes into taken.
- */
-static void probe_globals(struct emitter *em, struct derived_probe *dp,
-			  struct lock_walk *lw_out, struct vec *taken)
-{
-	struct session *s = em->s;
-	struct lock_walk lw;
-	int i, n = s->globals.n;
-
-	lock_walk_probe(em, dp, &lw);
-	for (i = 0; i < n; i++)
-		if (lw.write[i] || lw.read[i])
-			vec_push(s->arena, taken, (void *)(intptr_t)i);
-	*lw_out = lw;
-}
-
-static void gen_lock_one(struct emitter *em, struct strbuf *o,
-			 const struct lock_walk *lw, int g);
-static void gen_lock_all(struct emitter *em, struct strbuf *o,
-			 const struct lock_walk *lw, const struct vec *taken);
-static void gen_unlock_all(struct emitter *em, struct strbuf *o,
-			   const struct derived_probe *dp,
-			   const struct lock_walk *lw, const struct vec *taken);
-
-static void gen_locks(struct emitter *em, struct derived_probe *dp)
-{
-	struct lock_walk lw;
-	struct strbuf *o = &em->decls;
-	struct vec taken = { 0 };
-
-	if (em->lockfree[dp->index])
-		return;
-	probe_globals(em, dp, &lw, &taken);
-	/* inline in the callback; the lockset keeps an out-of-line copy */
-	sb_printf(o, "static __always_inline bool stp_probe_%d_lock(void)\n"
-		  "{\n", dp->index);
-	if (taken.n == 1)
-		gen_lock_one(em, o, &lw, (int)(intptr_t)taken.items[0]);
-	else
-		gen_lock_all(em, o, &lw, &taken);
-	gen_unlock_all(em, o, dp, &lw, &taken);
+	return ((const struct vardecl *)em->s->globals.items[g])->priv;
 }
 
 /* One lock: nothing to release when it is not had. */
 static void gen_lock_one(struct emitter *em, struct strbuf *o,
-			 const struct lock_walk *lw, int g)
+			 const struct derived_probe *dp, int g)
 {
 	sb_printf(o, "\treturn _stp_%s_trylock(&%s_lock);\n}\n\n",
-		  lw->write[g] ? "write" : "read",
-		  (const char *)((struct vardecl *)
-				 em->s->globals.items[g])->priv);
+		  lock_kind(dp, g), lock_name(em, g));
 }
 
 /* Several: taken in order, those had let go again when one is not. */
 static void gen_lock_all(struct emitter *em, struct strbuf *o,
-			 const struct lock_walk *lw, const struct vec *taken)
+			 const struct derived_probe *dp,
+			 const struct vec *taken)
 {
-	struct session *s = em->s;
 	int i;
 
 	for (i = 0; i < taken->n; i++) {
 		int g = (int)(intptr_t)taken->items[i];
-		const char *name = ((struct vardecl *)s->globals.items[g])->priv;
 
 		sb_printf(o, "\tif (!_stp_%s_trylock(&%s_lock))\n"
-			  "\t\tgoto fail_%d;\n",
-			  lw->write[g] ? "write" : "read", name, i);
+			  "\t\tgoto fail_%d;\n", lock_kind(dp, g),
+			  lock_name(em, g), i);
 	}
 	sb_puts(o, "\treturn true;\n");
 	/* fail_k: lock k could not be had; release the ones before it */
@@ -4430,9 +3775,7 @@ static void gen_lock_all(struct emitter *em, struct strbuf *o,
 			int g = (int)(intptr_t)taken->items[i - 1];
 
 			sb_printf(o, "\t_stp_%s_unlock(&%s_lock);\n",
-				  lw->write[g] ? "write" : "read",
-				  (const char *)((struct vardecl *)
-						 s->globals.items[g])->priv);
+				  lock_kind(dp, g), lock_name(em, g));
 		}
 	}
 	/* the skip is counted against the lock (stp_probe.c) */
@@ -4443,9 +3786,8 @@ static void gen_lock_all(struct emitter *em, struct strbuf *o,
 
 static void gen_unlock_all(struct emitter *em, struct strbuf *o,
 			   const struct derived_probe *dp,
-			   const struct lock_walk *lw, const struct vec *taken)
+			   const struct vec *taken)
 {
-	struct session *s = em->s;
 	int i;
 
 	sb_printf(o, "static void stp_probe_%d_unlock(void)\n{\n", dp->index);
@@ -4453,9 +3795,7 @@ static void gen_unlock_all(struct emitter *em, struct strbuf *o,
 		int g = (int)(intptr_t)taken->items[i];
 
 		sb_printf(o, "\t_stp_%s_unlock(&%s_lock);\n",
-			  lw->write[g] ? "write" : "read",
-			  (const char *)((struct vardecl *)
-					 s->globals.items[g])->priv);
+			  lock_kind(dp, g), lock_name(em, g));
 	}
 	sb_puts(o, "}\n\n");
 	sb_printf(o, "static const struct stp_lockset stp_probe_%d_locks = {\n"
@@ -4464,72 +3804,32 @@ static void gen_unlock_all(struct emitter *em, struct strbuf *o,
 		  taken->n);
 }
 
-/* ------------------------------------------------------------------ */
-/* Nesting depth: the deepest call chain from any probe, plus room for */
-/* recursion.                                                          */
-
-struct depth_walk {
-	struct elab_walk w;
-	struct arena *arena;
-	struct vec stack;
-	int deepest;
-	bool recursive;
-};
-
-static void depth_func(struct depth_walk *dw, struct func *f);
-
-static bool depth_expr_cb(struct elab_walk *w, struct expr *e)
+static void gen_locks(struct emitter *em, struct derived_probe *dp)
 {
-	struct depth_walk *dw = (struct depth_walk *)w;
-
-	if (e->kind == EX_CALL && e->func)
-		depth_func(dw, e->func);
-	return true;
-}
-
-static void depth_func(struct depth_walk *dw, struct func *f)
-{
+	struct strbuf *o = &em->decls;
+	struct vec taken = { 0 };
 	int i;
 
-	for (i = 0; i < dw->stack.n; i++)
-		if (dw->stack.items[i] == f) {
-			dw->recursive = true;
-			return;
-		}
-	vec_push(dw->arena, &dw->stack, f);
-	if (dw->stack.n > dw->deepest)
-		dw->deepest = dw->stack.n;
-	if (f->body)
-		elab_walk_stmt(&dw->w, f->body);
-	dw->stack.n--;
+	if (!dp->nlocks)
+		return;
+	for (i = 0; i < em->s->globals.n; i++)
+		if (dp->locks[i] != LOCK_NONE)
+			vec_push(em->s->arena, &taken, (void *)(intptr_t)i);
+	/* inline in the callback; the lockset keeps an out-of-line copy */
+	sb_printf(o, "static __always_inline bool stp_probe_%d_lock(void)\n"
+		  "{\n", dp->index);
+	if (taken.n == 1)
+		gen_lock_one(em, o, dp, (int)(intptr_t)taken.items[0]);
+	else
+		gen_lock_all(em, o, dp, &taken);
+	gen_unlock_all(em, o, dp, &taken);
 }
 
-static int compute_nesting(struct session *s, bool *recursive)
-{
-	struct depth_walk dw;
-	struct arena *a = arena_new();
-	int i, j;
+/* ------------------------------------------------------------------ */
+/* Nesting                                                            */
 
-	memset(&dw, 0, sizeof(dw));
-	dw.w.expr = depth_expr_cb;
-	dw.arena = a;
-	for (i = 0; i < s->probes.n; i++) {
-		struct derived_probe *dp = s->probes.items[i];
-
-		dw.stack.n = 0;
-		elab_walk_stmt(&dw.w, dp->body);
-		if (dp->cond)
-			elab_walk_expr(&dw.w, dp->cond);
-		for (j = 0; j < dp->entry_exprs.n; j++)
-			elab_walk_expr(&dw.w, ((struct expr *)
-					       dp->entry_exprs.items[j])->a);
-	}
-	arena_free(a);
-	*recursive = dw.recursive;
-	return dw.deepest + 1 + (dw.recursive ? 10 : 0);
-}
-
-/* MAXNESTING as the module gets it: -D, else the translator's own,
+/* MAXNESTING as the module gets it: -D, else the translator's own
+ * (analyze.c: the deepest call chain, plus room for recursion),
  * which never asks for more than the stack holds.
  */
 static long long module_nesting(const struct emitter *em)
@@ -4538,7 +3838,7 @@ static long long module_nesting(const struct emitter *em)
 
 	if (em->lim.maxnesting >= 0)
 		return em->lim.maxnesting;
-	return em->max_nesting < most ? em->max_nesting : most;
+	return em->s->max_nesting < most ? em->s->max_nesting : most;
 }
 
 /* ------------------------------------------------------------------ */
@@ -4681,7 +3981,7 @@ static void classify_probe(struct emitter *em, struct derived_probe *dp)
 
 static bool wants_final_print(const struct vardecl *v)
 {
-	return v->written && !v->read && !v->from_tapset;
+	return v->final_print;
 }
 
 static void gen_final_print_one(struct strbuf *o, const struct vardecl *v)
@@ -5038,25 +4338,6 @@ struct shared {
 					 * (struct vec *), its own first */
 };
 
-static bool embedded_cb(struct elab_walk *w, struct expr *e)
-{
-	if (e->kind == EX_EMBEDDED)
-		*(bool *)w->arg = true;
-	return true;
-}
-
-static bool shareable(const struct derived_probe *dp)
-{
-	bool embedded = false;
-	struct elab_walk w = { embedded_cb, NULL, &embedded };
-
-	if (dp->lean || dp->entry_exprs.n)
-		return false;
-	elab_walk_stmt(&w, dp->body);
-	elab_walk_expr(&w, dp->cond);
-	return !embedded;
-}
-
 /* dp's handler (the last body) and its lock functions (em->decls from
  * mark) go when an earlier probe's handler can run for it.
  */
@@ -5071,7 +4352,7 @@ static void share_handler(struct emitter *em, struct derived_probe *dp,
 	uint32_t h;
 	int i;
 
-	if (!shareable(dp) || !b || b->func || !b->text.buf)
+	if (dp->not_shareable || !b || b->func || !b->text.buf)
 		return;
 	key = cshare_key(a, b->text.buf, dp->index, lits);
 	h = hash_bytes(key, strlen(key));
@@ -5103,7 +4384,7 @@ static void share_handler(struct emitter *em, struct derived_probe *dp,
 			"lock functions of another */\n");
 	sb_printf(&em->share_defs, "#define stp_probe_%d stp_probe_%d\n",
 		  dp->index, sh->index);
-	if (!em->lockfree[dp->index])
+	if (dp->nlocks)
 		sb_printf(&em->share_defs,
 			  "#define stp_probe_%d_lock stp_probe_%d_lock\n"
 			  "#define stp_probe_%d_unlock stp_probe_%d_unlock\n"
@@ -5353,7 +4634,7 @@ static void gen_prototypes(struct emitter *em, struct strbuf *o)
 	for (i = 0; i < em->s->probes.n; i++) {
 		const struct derived_probe *dp = em->s->probes.items[i];
 
-		if (!em->lockfree[i])
+		if (dp->nlocks)
 			sb_printf(o, "static inline bool stp_probe_%d_lock(void);\n"
 				  "static void stp_probe_%d_unlock(void);\n"
 				  "static const struct stp_lockset "
@@ -5636,11 +4917,7 @@ int emit_module(struct session *s, const char *module_name,
 	sb_init(&em.lit_tables);
 	em.lits_of = arena_alloc(s->arena, sizeof(*em.lits_of) *
 				 (size_t)(s->probes.n + 1));
-	em.lockfree = arena_alloc(s->arena, (size_t)s->probes.n + 1);
-	em.lean_lockfree = arena_alloc(s->arena, (size_t)s->probes.n + 1);
 	name_globals(&em);
-	find_counters(&em);
-	em.max_nesting = compute_nesting(s, &em.recursive);
 	em.nesting = module_nesting(&em);
 	number_overloads(s);
 	for (i = 0; i < s->functions.n; i++)
@@ -5648,9 +4925,7 @@ int emit_module(struct session *s, const char *module_name,
 	for (i = 0; i < s->probes.n; i++) {
 		struct derived_probe *dp = s->probes.items[i];
 
-		dp->index = i;
 		em.dp = dp;
-		probe_lock_needs(&em, dp);
 		if (dp->entry_exprs.n)
 			gen_entry_body(&em, dp);
 		gen_probe_body(&em, dp);

@@ -37,7 +37,7 @@ struct session *emit_session(struct emitter *em);
 const char *emit_probe_run_flags(struct emitter *em,
 				 struct derived_probe *dp);
 /* The probe's handler has a lean copy, stp_probe_N_lean(void), that
- * needs no context (emit.c says when); its callback may run it through
+ * needs no context (analyze.c says when); its callback may run it through
  * the runtime's __stp_probe_run_lean().
  */
 bool emit_probe_lean(struct emitter *em, const struct derived_probe *dp);

@@ -8,7 +8,7 @@
 #include "diag.h"
 
 /* The values the module will see; maxnesting is -1 when no -D gives
- * it (the translator's own default then, emit.c compute_nesting).
+ * it (the translator's own default then, from analyze.c).
  */
 struct limits {
 	long long maxnesting;

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "cmdline.h"
 #include "driver.h"
+#include "analyze.h"
 #include "elab.h"
 #include "emit.h"
 #include "kbuild.h"
@@ -736,9 +737,12 @@ int driver_run_passes(struct session *s)
 		     "probes, %d functions, %d globals, %d library files",
 		     s->probes.n, s->functions.n, s->globals.n,
 		     s->library_files.n), &c);
+	analyze(s);
 	if (s->opt.last_pass == 2) {
 		sb_init(&sb);
 		print_pass2(&sb, s);
+		if (s->opt.verbose >= 1 || s->opt.pass_verbose[1] >= 1)
+			analyze_print(&sb, s);
 		if (sb.buf)
 			fputs(sb.buf, stdout);
 		sb_free(&sb);

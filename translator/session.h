@@ -116,6 +116,11 @@ struct session {
 	struct vec probes;		/* struct derived_probe * */
 	struct vec embeds;		/* struct embedded * */
 	bool arg_used[STAP_MAX_ARGS];	/* $N/@N seen in any file */
+	/* analyze.c */
+	bool analyzed;
+	int call_depth;			/* deepest call chain of any probe */
+	bool recursive;			/* some call chain recurses */
+	int max_nesting;		/* MAXNESTING it asks for */
 	struct kernel_types *ktypes;	/* target.c: loaded on first use */
 	struct sc_table *syscalls;	/* providers/syscall.c: the kernel's
 					 * system call numbers, read once */
