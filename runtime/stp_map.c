@@ -201,7 +201,14 @@ static inline u64 stp_key_word(const char *p)
 		w |= (u64)(unsigned char)p[i] << (8 * i);
 	return w;
 }
-#define stp_slot_word(p)	stp_key_word(p)
+/* a slot is whole words: read as the kernel does */
+static inline u64 stp_slot_word(const char *p)
+{
+	u64 w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
 #endif
 
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -230,7 +237,7 @@ static __always_inline u64 stp_word_part(u64 a, size_t off, bool *end)
 	return a & keep;
 }
 
-static u64 stp_map_hash_str(u64 h, const char *s)
+static __always_inline u64 stp_map_hash_str(u64 h, const char *s)
 {
 	size_t off = 0;
 	bool end;
@@ -243,15 +250,20 @@ static u64 stp_map_hash_str(u64 h, const char *s)
 	return h;
 }
 
+/* A slot's words hold the string's parts exactly (stp_map_set_keys
+ * zeroes the rest of the word its NUL is in), so only the key's side is
+ * cut: slot and key are equal when each word of the key's part is the
+ * slot's word, up to the key's end.
+ */
 static __always_inline bool stp_map_str_eq(const char *slot,
 					   const char *s)
 {
 	size_t off = 0;
-	bool end, end_s;
+	bool end;
 
 	do {
-		if (stp_word_part(stp_slot_word(slot + off), off, &end) !=
-		    stp_word_part(stp_key_word(s + off), off, &end_s))
+		if (stp_slot_word(slot + off) !=
+		    stp_word_part(stp_key_word(s + off), off, &end))
 			return false;
 		off += 8;
 	} while (!end);
@@ -286,13 +298,19 @@ static void stp_map_set_keys(struct stp_map *m, struct stp_map_node *n,
 			     const struct stp_key *keys)
 {
 	char *slot;
+	long len;
 	int i;
 
 	for (i = 0; i < m->d->nkeys; i++) {
 		slot = stp_map_node_at(n, m->key_off[i]);
-		if (m->d->key_kind[i] == STP_KIND_STRING)
-			strscpy(slot, keys[i].s ? keys[i].s : "", MAXSTRINGLEN);
-		else
+		if (m->d->key_kind[i] == STP_KIND_STRING) {
+			len = strscpy(slot, keys[i].s ? keys[i].s : "",
+				      MAXSTRINGLEN);
+			if (len < 0)
+				len = MAXSTRINGLEN - 1;
+			/* the rest of the NUL's word, for stp_map_str_eq */
+			memset(slot + len, 0, STP_MAP_ALIGN(len + 1) - len);
+		} else
 			*(int64_t *)slot = keys[i].n;
 	}
 }
@@ -712,8 +730,8 @@ int _stp_map_add_stat(struct stp_map *m, const struct stp_key *keys,
 	return err;
 }
 
-static int stp_map_count_part(struct stp_map *m, const struct stp_key *keys,
-			      int64_t v)
+static noinline int stp_map_count_part(struct stp_map *m,
+				       const struct stp_key *keys, int64_t v)
 {
 	struct stp_map_node *n;
 	struct stp_map *pm;
@@ -732,10 +750,68 @@ static int stp_map_count_part(struct stp_map *m, const struct stp_key *keys,
 	return err;
 }
 
+/*
+ * The most common update of all, c[execname()]++: a counter array with
+ * one string key.  The key is hashed and looked up once, with the word
+ * loops inline and no call below this one on a hit; a miss (a new
+ * element) takes the general path, which hashes again.  The hash is
+ * stp_map_hash's for one string key.
+ */
+static __always_inline u32 stp_map_hash_str1(const char *s)
+{
+	u64 h = stp_map_hash_str(0xcbf29ce484222325ULL, s);
+
+	return (u32)(h ^ (h >> 32));
+}
+
+/* The new element of a miss, out of line. */
+static noinline int stp_map_count_new(struct stp_map *pm,
+				      const struct stp_key *keys, u32 hash,
+				      int64_t v)
+{
+	struct stp_map_node *n;
+	int err = 0;
+
+	n = stp_map_create(pm, keys, hash, &err);
+	if (n)
+		*(int64_t *)stp_map_node_val(pm, n) = v;
+	return err;
+}
+
+static int stp_map_count_str1(struct stp_map *m, const struct stp_key *keys,
+			      int64_t v)
+{
+	const char *s = keys[0].s ? keys[0].s : "";
+	u32 hash = stp_map_hash_str1(s);
+	struct stp_map_node *n;
+	struct stp_map *pm;
+	int64_t *p;
+	int err = 0;
+
+	pm = m->pcpu[get_cpu()];
+	for (n = pm->table[hash & pm->mask]; n; n = n->hnext)
+		if (n->hash == hash && stp_map_str_eq((const char *)n->data, s))
+			break;
+	if (likely(n)) {
+		p = stp_map_node_val(pm, n);
+		*p = stp_stat_wadd(*p, v);
+	} else {
+		err = stp_map_count_new(pm, keys, hash, v);
+	}
+	put_cpu();
+	return err;
+}
+
 int _stp_map_add_count(struct stp_map *m, const struct stp_key *keys,
 		       int64_t v)
 {
-	int err = stp_map_count_part(m, keys, v);
+	int err;
+
+	if (m->role == STP_MAP_AGG && m->d->counter && m->d->nkeys == 1 &&
+	    m->d->key_kind[0] == STP_KIND_STRING)
+		err = stp_map_count_str1(m, keys, v);
+	else
+		err = stp_map_count_part(m, keys, v);
 
 	if (!READ_ONCE(m->stale))
 		WRITE_ONCE(m->stale, true);
