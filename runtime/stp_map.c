@@ -730,8 +730,8 @@ int _stp_map_add_stat(struct stp_map *m, const struct stp_key *keys,
 	return err;
 }
 
-static noinline int stp_map_count_part(struct stp_map *m,
-				       const struct stp_key *keys, int64_t v)
+static int stp_map_count_part(struct stp_map *m, const struct stp_key *keys,
+			      int64_t v)
 {
 	struct stp_map_node *n;
 	struct stp_map *pm;
@@ -752,10 +752,10 @@ static noinline int stp_map_count_part(struct stp_map *m,
 
 /*
  * The most common update of all, c[execname()]++: a counter array with
- * one string key.  The key is hashed and looked up once, with the word
- * loops inline and no call below this one on a hit; a miss (a new
- * element) takes the general path, which hashes again.  The hash is
- * stp_map_hash's for one string key.
+ * one string key, _stp_map_add_count_s.  The key is hashed and looked
+ * up once, with the word loops inline and no call on a hit; a miss (a
+ * new element) is out of line.  The hash is stp_map_hash's for one
+ * string key.
  */
 static __always_inline u32 stp_map_hash_str1(const char *s)
 {
@@ -765,29 +765,33 @@ static __always_inline u32 stp_map_hash_str1(const char *s)
 }
 
 /* The new element of a miss, out of line. */
-static noinline int stp_map_count_new(struct stp_map *pm,
-				      const struct stp_key *keys, u32 hash,
-				      int64_t v)
+static noinline int stp_map_count_new(struct stp_map *pm, const char *s,
+				      u32 hash, int64_t v)
 {
 	struct stp_map_node *n;
 	int err = 0;
 
-	n = stp_map_create(pm, keys, hash, &err);
+	n = stp_map_create(pm, STP_KEYS({ .s = s }), hash, &err);
 	if (n)
 		*(int64_t *)stp_map_node_val(pm, n) = v;
 	return err;
 }
 
-static int stp_map_count_str1(struct stp_map *m, const struct stp_key *keys,
-			      int64_t v)
+int _stp_map_add_count_s(struct stp_map *m, const char *s, int64_t v)
 {
-	const char *s = keys[0].s ? keys[0].s : "";
-	u32 hash = stp_map_hash_str1(s);
 	struct stp_map_node *n;
 	struct stp_map *pm;
 	int64_t *p;
 	int err = 0;
+	u32 hash;
 
+	if (unlikely(m->role != STP_MAP_AGG || !m->d->counter ||
+		     m->d->nkeys != 1 ||
+		     m->d->key_kind[0] != STP_KIND_STRING))
+		return _stp_map_add_count(m, STP_KEYS({ .s = s }), v);
+	if (!s)
+		s = "";
+	hash = stp_map_hash_str1(s);
 	pm = m->pcpu[get_cpu()];
 	for (n = pm->table[hash & pm->mask]; n; n = n->hnext)
 		if (n->hash == hash && stp_map_str_eq((const char *)n->data, s))
@@ -796,22 +800,18 @@ static int stp_map_count_str1(struct stp_map *m, const struct stp_key *keys,
 		p = stp_map_node_val(pm, n);
 		*p = stp_stat_wadd(*p, v);
 	} else {
-		err = stp_map_count_new(pm, keys, hash, v);
+		err = stp_map_count_new(pm, s, hash, v);
 	}
 	put_cpu();
+	if (!READ_ONCE(m->stale))
+		WRITE_ONCE(m->stale, true);
 	return err;
 }
 
 int _stp_map_add_count(struct stp_map *m, const struct stp_key *keys,
 		       int64_t v)
 {
-	int err;
-
-	if (m->role == STP_MAP_AGG && m->d->counter && m->d->nkeys == 1 &&
-	    m->d->key_kind[0] == STP_KIND_STRING)
-		err = stp_map_count_str1(m, keys, v);
-	else
-		err = stp_map_count_part(m, keys, v);
+	int err = stp_map_count_part(m, keys, v);
 
 	if (!READ_ONCE(m->stale))
 		WRITE_ONCE(m->stale, true);

@@ -169,8 +169,18 @@ void _stp_probe_run_sampled(const struct stp_probe *p, struct pt_regs *regs,
 			    struct kretprobe_instance *ri, const u64 *targs,
 			    int want_state)
 {
-	__stp_probe_run_w(p, p->handler, regs, ri, targs, want_state, false,
+	__stp_probe_run_w(p, p->handler, regs, ri, targs, want_state, 0,
 			  _stp_sample_next(), NULL);
+}
+
+int _stp_probe_run_timed(const struct stp_probe *p,
+			 void (*handler)(struct context *),
+			 struct pt_regs *regs, struct kretprobe_instance *ri,
+			 const u64 *targs, int want_state, unsigned int flags,
+			 void *edata)
+{
+	return __stp_probe_run_w(p, handler, regs, ri, targs, want_state,
+				 flags, _stp_sample_next(), edata);
 }
 
 /* Per CPU: the interval last drawn and the generator's state. */

@@ -3964,6 +3964,7 @@ static bool is_counter(struct emitter *em, const struct vardecl *v)
  */
 static bool gen_counter_add(struct emitter *em, const struct expr *e)
 {
+	static const char one_str[] = "STP_KEYS({ .s = ";
 	const struct vardecl *v = counter_target(e);
 	const struct expr *lv = e->a;
 	const char *keys, *r;
@@ -3992,6 +3993,14 @@ static bool gen_counter_add(struct emitter *em, const struct expr *e)
 	if (!keys) {
 		sb_printf(&o, "_stp_counter_add(&%s, %s);",
 			  var_cname(em, lv->var), r);
+	} else if (lv->args.n == 1 &&
+		   !strncmp(keys, one_str, strlen(one_str))) {
+		/* one string key: passed as it is (stp_map.h) */
+		sb_printf(&o, "if (unlikely(_stp_map_add_count_s(%s, %.*s, %s",
+			  map_of(em, lv->a),
+			  (int)(strlen(keys) - strlen(one_str) - 3),
+			  keys + strlen(one_str), r);
+		gen_overflow_check(em, &o, lv);
 	} else {
 		sb_printf(&o, "if (unlikely(_stp_map_add_count(%s, %s, %s",
 			  map_of(em, lv->a), keys, r);
@@ -4326,13 +4335,13 @@ static void lock_walk_probe(struct emitter *em, struct derived_probe *dp,
 		elab_walk_expr(&lw->w, dp->cond);
 }
 
-/* From one walk over dp's handler: whether it touches no global
- * (em->lockfree: no lock code at all), and whether its lean copy needs
- * no lock (em->lean_lockfree): its only global is a scalar counter that
- * it only adds to, one atomic operation, which a reader (holding the
- * exclusive lock) sees wholly before or after its read, as if the hit
- * came before or after; and no other global can be seen half-updated
- * with it.
+/* From one walk over dp's handler: whether it needs no lock
+ * (em->lockfree: no lock code at all), because it touches no global or
+ * because its only global is a scalar counter that it only adds to, one
+ * atomic operation, which a reader (holding the exclusive lock) sees
+ * wholly before or after its read, as if the hit came before or after;
+ * and no other global can be seen half-updated with it.  The same for
+ * its lean copy (em->lean_lockfree).
  */
 static void probe_lock_needs(struct emitter *em, struct derived_probe *dp)
 {
@@ -4349,7 +4358,7 @@ static void probe_lock_needs(struct emitter *em, struct derived_probe *dp)
 		    is_array(em->s->globals.items[i]))
 			adds_only = false;
 	}
-	em->lockfree[dp->index] = n == 0;
+	em->lockfree[dp->index] = n == 0 || (n == 1 && adds_only);
 	em->lean_lockfree[dp->index] = n == 1 && adds_only;
 }
 
