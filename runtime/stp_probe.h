@@ -58,16 +58,23 @@ struct context {
 	const struct stp_lockset *locks;
 	int nesting;			/* function call depth */
 	int next;			/* a function said 'next' */
-	bool user_mode_p;
-	/* they were let go of for a page fault and not had back: the
-	 * handler ends, no catch block runs (stp_mem.c)
-	 */
-	bool locks_lost;
-	/* the handler did not run: its global locks were not had in
-	 * time (a skipped probe, counted); a .return probe's entry part
-	 * that did not save its values must not arm the return
-	 */
-	bool skipped;
+	union {
+		struct {
+			bool user_mode_p;
+			/* they were let go of for a page fault and not
+			 * had back: the handler ends, no catch block runs
+			 * (stp_mem.c)
+			 */
+			bool locks_lost;
+			/* the handler did not run: its global locks were
+			 * not had in time (a skipped probe, counted); a
+			 * .return probe's entry part that did not save
+			 * its values must not arm the return
+			 */
+			bool skipped;
+		};
+		u32 hit_flags;		/* all three, reset at once */
+	};
 	unsigned long stack_floor;	/* stp_nesting.h */
 	char error_buffer[MAXSTRINGLEN];
 	STP_CONTEXT_LOCALS

@@ -12,6 +12,7 @@
 #include "stp_monitor.h"
 
 extern struct context *_stp_contexts[NR_CPUS];
+DECLARE_PER_CPU(struct context *, _stp_cpu_context);
 extern bool _stp_probe_leave_overloaded;
 void _stp_probe_busy(struct context *c);
 void _stp_probe_leave_slow(struct context *c);
@@ -66,7 +67,8 @@ static __always_inline bool _stp_stack_low(void)
 	if (in_interrupt())
 		return false;
 	base = (unsigned long)task_stack_page(current);
-	return sp > base && sp - base < MINSTACKSPACE;
+	/* below the stack's bottom (another stack): a large difference */
+	return sp - base < MINSTACKSPACE;
 }
 
 static __always_inline struct context *
@@ -82,7 +84,7 @@ __stp_probe_enter(const struct stp_probe *p, int want_state,
 		_stp_probe_skipped_why(STP_SKIP_LOWSTACK);
 		return NULL;
 	}
-	c = _stp_contexts[smp_processor_id()];
+	c = __this_cpu_read(_stp_cpu_context);
 	if (unlikely(!c))
 		return NULL;
 	if (unlikely(atomic_inc_return(&c->busy) != 1)) {
@@ -109,9 +111,8 @@ __stp_probe_enter(const struct stp_probe *p, int want_state,
 	c->locks = NULL;
 	c->nesting = 0;
 	c->next = 0;
+	c->hit_flags = 0;
 	c->user_mode_p = uregs != NULL;
-	c->locks_lost = false;
-	c->skipped = false;
 #ifdef STP_NEED_SUBMATCH
 	c->match_re = NULL;	/* no =~ yet in this handler */
 #endif
@@ -121,8 +122,10 @@ __stp_probe_enter(const struct stp_probe *p, int want_state,
 static __always_inline void __stp_probe_leave(struct context *c,
 					      bool may_print)
 {
-	if (unlikely(c->last_error ||
-		     READ_ONCE(_stp_probe_leave_overloaded)))
+	/* an overload sets the flag with the error of the hit that found
+	 * it (_stp_overload_fire): that hit's leave asks for the exit
+	 */
+	if (unlikely(c->last_error))
 		_stp_probe_leave_slow(c);
 	if (may_print)
 		_stp_print_flush();
