@@ -84,6 +84,7 @@ struct stp_map {
 	char overflow_msg[80];
 	char agg_msg[80];
 	bool stale;			/* counter: the sums are out of date */
+	bool count_s;			/* a counter of one string key */
 };
 
 /* What an absent element of a statistics array reads as. */
@@ -237,17 +238,27 @@ static __always_inline u64 stp_word_part(u64 a, size_t off, bool *end)
 	return a & keep;
 }
 
+/* Whole words (no NUL, room for all 8 bytes) go in as they are; the
+ * word the string ends in, or is cut in, is the last: the same words as
+ * stp_word_part gives for each.
+ */
+#define STP_WORD_HAS_ZERO(a)	(((a) - STP_BYTES_01) & ~(a) & STP_BYTES_80)
+#define STP_WHOLE_WORDS_END	(MAXSTRINGLEN - 1 - 8)
+
 static __always_inline u64 stp_map_hash_str(u64 h, const char *s)
 {
 	size_t off = 0;
 	bool end;
+	u64 a;
 
-	do {
-		h = stp_map_mix(h, stp_word_part(stp_key_word(s + off), off,
-						 &end));
+	for (;;) {
+		a = stp_key_word(s + off);
+		if (STP_WORD_HAS_ZERO(a) || off > STP_WHOLE_WORDS_END)
+			break;
+		h = stp_map_mix(h, a);
 		off += 8;
-	} while (!end);
-	return h;
+	}
+	return stp_map_mix(h, stp_word_part(a, off, &end));
 }
 
 /* A slot's words hold the string's parts exactly (stp_map_set_keys
@@ -260,14 +271,17 @@ static __always_inline bool stp_map_str_eq(const char *slot,
 {
 	size_t off = 0;
 	bool end;
+	u64 a;
 
-	do {
-		if (stp_slot_word(slot + off) !=
-		    stp_word_part(stp_key_word(s + off), off, &end))
+	for (;;) {
+		a = stp_key_word(s + off);
+		if (STP_WORD_HAS_ZERO(a) || off > STP_WHOLE_WORDS_END)
+			break;
+		if (stp_slot_word(slot + off) != a)
 			return false;
 		off += 8;
-	} while (!end);
-	return true;
+	}
+	return stp_slot_word(slot + off) == stp_word_part(a, off, &end);
 }
 
 static u32 stp_map_hash(struct stp_map *m, const struct stp_key *keys)
@@ -537,6 +551,8 @@ struct stp_map *_stp_map_new(const struct stp_map_desc *d)
 		goto fail;
 	if (stat && stp_map_pcpu_new(m))
 		goto fail;
+	m->count_s = d->counter && d->val_kind == STP_KIND_LONG &&
+		     d->nkeys == 1 && d->key_kind[0] == STP_KIND_STRING;
 	if (m->maxentries != MAXMAPENTRIES)
 		snprintf(m->overflow_msg, sizeof(m->overflow_msg),
 			 "Array overflow, check size limit (%u)",
@@ -777,6 +793,15 @@ static noinline int stp_map_count_new(struct stp_map *pm, const char *s,
 	return err;
 }
 
+/* Any other array, as _stp_map_add_count takes it (out of line: its
+ * key vector is on the stack).
+ */
+static noinline int stp_map_add_count_other(struct stp_map *m,
+					    const char *s, int64_t v)
+{
+	return _stp_map_add_count(m, STP_KEYS({ .s = s }), v);
+}
+
 int _stp_map_add_count_s(struct stp_map *m, const char *s, int64_t v)
 {
 	struct stp_map_node *n;
@@ -785,14 +810,13 @@ int _stp_map_add_count_s(struct stp_map *m, const char *s, int64_t v)
 	int err = 0;
 	u32 hash;
 
-	if (unlikely(m->role != STP_MAP_AGG || !m->d->counter ||
-		     m->d->nkeys != 1 ||
-		     m->d->key_kind[0] != STP_KIND_STRING))
-		return _stp_map_add_count(m, STP_KEYS({ .s = s }), v);
+	if (unlikely(!m->count_s))
+		return stp_map_add_count_other(m, s, v);
 	if (!s)
 		s = "";
 	hash = stp_map_hash_str1(s);
-	pm = m->pcpu[get_cpu()];
+	/* the caller holds the array's lock: preemption is off */
+	pm = m->pcpu[smp_processor_id()];
 	for (n = pm->table[hash & pm->mask]; n; n = n->hnext)
 		if (n->hash == hash && stp_map_str_eq((const char *)n->data, s))
 			break;
@@ -802,7 +826,6 @@ int _stp_map_add_count_s(struct stp_map *m, const char *s, int64_t v)
 	} else {
 		err = stp_map_count_new(pm, s, hash, v);
 	}
-	put_cpu();
 	if (!READ_ONCE(m->stale))
 		WRITE_ONCE(m->stale, true);
 	return err;
