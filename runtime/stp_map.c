@@ -243,7 +243,8 @@ static __always_inline u64 stp_word_part(u64 a, size_t off, bool *end)
  * stp_word_part gives for each.
  */
 #define STP_WORD_HAS_ZERO(a)	(((a) - STP_BYTES_01) & ~(a) & STP_BYTES_80)
-#define STP_WHOLE_WORDS_END	(MAXSTRINGLEN - 1 - 8)
+/* fewer than 8 bytes of room left at off (MAXSTRINGLEN may be < 9) */
+#define STP_WORD_CUT(off)	((off) + 9 > (size_t)MAXSTRINGLEN)
 
 static __always_inline u64 stp_map_hash_str(u64 h, const char *s)
 {
@@ -253,7 +254,7 @@ static __always_inline u64 stp_map_hash_str(u64 h, const char *s)
 
 	for (;;) {
 		a = stp_key_word(s + off);
-		if (STP_WORD_HAS_ZERO(a) || off > STP_WHOLE_WORDS_END)
+		if (STP_WORD_HAS_ZERO(a) || STP_WORD_CUT(off))
 			break;
 		h = stp_map_mix(h, a);
 		off += 8;
@@ -275,7 +276,7 @@ static __always_inline bool stp_map_str_eq(const char *slot,
 
 	for (;;) {
 		a = stp_key_word(s + off);
-		if (STP_WORD_HAS_ZERO(a) || off > STP_WHOLE_WORDS_END)
+		if (STP_WORD_HAS_ZERO(a) || STP_WORD_CUT(off))
 			break;
 		if (stp_slot_word(slot + off) != a)
 			return false;
