@@ -13,7 +13,8 @@
 #
 # KVER defaults to every kernel in /lib/modules.  Environment: N (getpid
 # calls per run), REPS (runs per case), BARE_ONLY=1 (floors only: no stap
-# modules, STAP and STAPRUN unused).  The plumbing is bench/lib.sh.
+# modules, STAP and STAPRUN unused), CASES=kprobe,full,... (only those
+# cases, by the first word of their lines below, and the baselines).  The plumbing is bench/lib.sh.
 
 set -euo pipefail
 : "${1:?usage: kprobe.sh STAP STAPRUN [KVER]}"

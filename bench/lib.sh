@@ -72,10 +72,19 @@ bench_setup()
 
 # bench_cases: cases, after bench_setup: the baseline, the floors, ours
 # (not with BARE_ONLY) and the baseline again.
+# CASES=NAME,NAME... keeps only those (and the baselines): a floor named
+# by a case that runs is not added, name it too.
 bench_cases()
 {
-	cases=("base - base - baseline" "${bare_cases[@]}")
-	[ -n "$bare_only" ] || cases+=("${our_cases[@]}")
+	local c all=("${bare_cases[@]}")
+
+	[ -n "$bare_only" ] || all+=("${our_cases[@]}")
+	cases=("base - base - baseline")
+	for c in "${all[@]}"; do
+		case ,${CASES:-${c%% *}}, in
+		*,"${c%% *}",*) cases+=("$c") ;;
+		esac
+	done
 	cases+=("base2 - base - baseline_again")
 }
 

@@ -84,6 +84,7 @@ struct stp_map {
 	char overflow_msg[80];
 	char agg_msg[80];
 	bool stale;			/* counter: the sums are out of date */
+	bool count_s;			/* a counter of one string key */
 };
 
 /* What an absent element of a statistics array reads as. */
@@ -201,7 +202,14 @@ static inline u64 stp_key_word(const char *p)
 		w |= (u64)(unsigned char)p[i] << (8 * i);
 	return w;
 }
-#define stp_slot_word(p)	stp_key_word(p)
+/* a slot is whole words: read as the kernel does */
+static inline u64 stp_slot_word(const char *p)
+{
+	u64 w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
 #endif
 
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -230,32 +238,51 @@ static __always_inline u64 stp_word_part(u64 a, size_t off, bool *end)
 	return a & keep;
 }
 
-static u64 stp_map_hash_str(u64 h, const char *s)
+/* Whole words (no NUL, room for all 8 bytes) go in as they are; the
+ * word the string ends in, or is cut in, is the last: the same words as
+ * stp_word_part gives for each.
+ */
+#define STP_WORD_HAS_ZERO(a)	(((a) - STP_BYTES_01) & ~(a) & STP_BYTES_80)
+/* fewer than 8 bytes of room left at off (MAXSTRINGLEN may be < 9) */
+#define STP_WORD_CUT(off)	((off) + 9 > (size_t)MAXSTRINGLEN)
+
+static __always_inline u64 stp_map_hash_str(u64 h, const char *s)
 {
 	size_t off = 0;
 	bool end;
+	u64 a;
 
-	do {
-		h = stp_map_mix(h, stp_word_part(stp_key_word(s + off), off,
-						 &end));
+	for (;;) {
+		a = stp_key_word(s + off);
+		if (STP_WORD_HAS_ZERO(a) || STP_WORD_CUT(off))
+			break;
+		h = stp_map_mix(h, a);
 		off += 8;
-	} while (!end);
-	return h;
+	}
+	return stp_map_mix(h, stp_word_part(a, off, &end));
 }
 
+/* A slot's words hold the string's parts exactly (stp_map_set_keys
+ * zeroes the rest of the word its NUL is in), so only the key's side is
+ * cut: slot and key are equal when each word of the key's part is the
+ * slot's word, up to the key's end.
+ */
 static __always_inline bool stp_map_str_eq(const char *slot,
 					   const char *s)
 {
 	size_t off = 0;
-	bool end, end_s;
+	bool end;
+	u64 a;
 
-	do {
-		if (stp_word_part(stp_slot_word(slot + off), off, &end) !=
-		    stp_word_part(stp_key_word(s + off), off, &end_s))
+	for (;;) {
+		a = stp_key_word(s + off);
+		if (STP_WORD_HAS_ZERO(a) || STP_WORD_CUT(off))
+			break;
+		if (stp_slot_word(slot + off) != a)
 			return false;
 		off += 8;
-	} while (!end);
-	return true;
+	}
+	return stp_slot_word(slot + off) == stp_word_part(a, off, &end);
 }
 
 static u32 stp_map_hash(struct stp_map *m, const struct stp_key *keys)
@@ -286,13 +313,19 @@ static void stp_map_set_keys(struct stp_map *m, struct stp_map_node *n,
 			     const struct stp_key *keys)
 {
 	char *slot;
+	long len;
 	int i;
 
 	for (i = 0; i < m->d->nkeys; i++) {
 		slot = stp_map_node_at(n, m->key_off[i]);
-		if (m->d->key_kind[i] == STP_KIND_STRING)
-			strscpy(slot, keys[i].s ? keys[i].s : "", MAXSTRINGLEN);
-		else
+		if (m->d->key_kind[i] == STP_KIND_STRING) {
+			len = strscpy(slot, keys[i].s ? keys[i].s : "",
+				      MAXSTRINGLEN);
+			if (len < 0)
+				len = MAXSTRINGLEN - 1;
+			/* the rest of the NUL's word, for stp_map_str_eq */
+			memset(slot + len, 0, STP_MAP_ALIGN(len + 1) - len);
+		} else
 			*(int64_t *)slot = keys[i].n;
 	}
 }
@@ -519,6 +552,8 @@ struct stp_map *_stp_map_new(const struct stp_map_desc *d)
 		goto fail;
 	if (stat && stp_map_pcpu_new(m))
 		goto fail;
+	m->count_s = d->counter && d->val_kind == STP_KIND_LONG &&
+		     d->nkeys == 1 && d->key_kind[0] == STP_KIND_STRING;
 	if (m->maxentries != MAXMAPENTRIES)
 		snprintf(m->overflow_msg, sizeof(m->overflow_msg),
 			 "Array overflow, check size limit (%u)",
@@ -729,6 +764,71 @@ static int stp_map_count_part(struct stp_map *m, const struct stp_key *keys,
 		*p = stp_stat_wadd(*p, v);
 	}
 	put_cpu();
+	return err;
+}
+
+/*
+ * The most common update of all, c[execname()]++: a counter array with
+ * one string key, _stp_map_add_count_s.  The key is hashed and looked
+ * up once, with the word loops inline and no call on a hit; a miss (a
+ * new element) is out of line.  The hash is stp_map_hash's for one
+ * string key.
+ */
+static __always_inline u32 stp_map_hash_str1(const char *s)
+{
+	u64 h = stp_map_hash_str(0xcbf29ce484222325ULL, s);
+
+	return (u32)(h ^ (h >> 32));
+}
+
+/* The new element of a miss, out of line. */
+static noinline int stp_map_count_new(struct stp_map *pm, const char *s,
+				      u32 hash, int64_t v)
+{
+	struct stp_map_node *n;
+	int err = 0;
+
+	n = stp_map_create(pm, STP_KEYS({ .s = s }), hash, &err);
+	if (n)
+		*(int64_t *)stp_map_node_val(pm, n) = v;
+	return err;
+}
+
+/* Any other array, as _stp_map_add_count takes it (out of line: its
+ * key vector is on the stack).
+ */
+static noinline int stp_map_add_count_other(struct stp_map *m,
+					    const char *s, int64_t v)
+{
+	return _stp_map_add_count(m, STP_KEYS({ .s = s }), v);
+}
+
+int _stp_map_add_count_s(struct stp_map *m, const char *s, int64_t v)
+{
+	struct stp_map_node *n;
+	struct stp_map *pm;
+	int64_t *p;
+	int err = 0;
+	u32 hash;
+
+	if (unlikely(!m->count_s))
+		return stp_map_add_count_other(m, s, v);
+	if (!s)
+		s = "";
+	hash = stp_map_hash_str1(s);
+	/* the caller holds the array's lock: preemption is off */
+	pm = m->pcpu[smp_processor_id()];
+	for (n = pm->table[hash & pm->mask]; n; n = n->hnext)
+		if (n->hash == hash && stp_map_str_eq((const char *)n->data, s))
+			break;
+	if (likely(n)) {
+		p = stp_map_node_val(pm, n);
+		*p = stp_stat_wadd(*p, v);
+	} else {
+		err = stp_map_count_new(pm, s, hash, v);
+	}
+	if (!READ_ONCE(m->stale))
+		WRITE_ONCE(m->stale, true);
 	return err;
 }
 

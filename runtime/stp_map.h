@@ -106,6 +106,11 @@ int _stp_map_add_stat(struct stp_map *m, const struct stp_key *keys,
 int _stp_map_add_count(struct stp_map *m, const struct stp_key *keys,
 		       int64_t v);
 
+/* The same for the commonest shape, one string key (c[execname()]++):
+ * the key hashed and looked up once, no call on a hit.
+ */
+int _stp_map_add_count_s(struct stp_map *m, const char *s, int64_t v);
+
 void _stp_map_delete(struct stp_map *m, const struct stp_key *keys);
 /* delete a[k1, *]: wild[i] set means key i is '*'. */
 void _stp_map_delete_slice(struct stp_map *m, const struct stp_key *keys,

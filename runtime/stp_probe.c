@@ -7,6 +7,8 @@
 #include "stp_probe_inline.h"
 
 struct context *_stp_contexts[NR_CPUS];
+/* each CPU's own, for the hit's one load (stp_probe_inline.h) */
+DEFINE_PER_CPU(struct context *, _stp_cpu_context);
 bool _stp_probe_leave_overloaded;
 
 /* The contexts are as large as the script's locals, MAXNESTING and
@@ -47,6 +49,7 @@ int _stp_context_init(void)
 			_stp_context_free();
 			return -ENOMEM;
 		}
+		per_cpu(_stp_cpu_context, cpu) = _stp_contexts[cpu];
 	}
 	return 0;
 }
@@ -56,6 +59,7 @@ void _stp_context_free(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
+		per_cpu(_stp_cpu_context, cpu) = NULL;
 		vfree(_stp_contexts[cpu]);
 		_stp_contexts[cpu] = NULL;
 	}
@@ -169,8 +173,18 @@ void _stp_probe_run_sampled(const struct stp_probe *p, struct pt_regs *regs,
 			    struct kretprobe_instance *ri, const u64 *targs,
 			    int want_state)
 {
-	__stp_probe_run_w(p, p->handler, regs, ri, targs, want_state, false,
+	__stp_probe_run_w(p, p->handler, regs, ri, targs, want_state, 0,
 			  _stp_sample_next(), NULL);
+}
+
+int _stp_probe_run_timed(const struct stp_probe *p,
+			 void (*handler)(struct context *),
+			 struct pt_regs *regs, struct kretprobe_instance *ri,
+			 const u64 *targs, int want_state, unsigned int flags,
+			 void *edata)
+{
+	return __stp_probe_run_w(p, handler, regs, ri, targs, want_state,
+				 flags, _stp_sample_next(), edata);
 }
 
 /* Per CPU: the interval last drawn and the generator's state. */

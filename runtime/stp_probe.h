@@ -38,35 +38,45 @@ struct stp_probe {
 
 struct context {
 	atomic_t busy;			/* reentrancy guard */
+	int probe_type;
+	/* the members a hit sets (__stp_probe_enter), side by side so
+	 * that the reset is few stores
+	 */
 	const struct stp_probe *probe;
 	const char *probe_point;	/* pp() */
 	const char *probe_name;
-	int probe_type;
 	struct pt_regs *regs;		/* kernel registers, may be NULL */
 	struct pt_regs *uregs;		/* user registers, may be NULL */
-	bool user_mode_p;
 	struct kretprobe_instance *ri;
 	void *edata;			/* a uretprobe's values saved at entry */
 	const u64 *targs;		/* tracepoint arguments */
 	/* error state of the running handler */
 	const char *last_error;		/* NULL = no error */
 	const char *last_stmt;		/* "identifier 'x' at f:l:c" */
-	char error_buffer[MAXSTRINGLEN];
 	long actionremaining;
-	int nesting;			/* function call depth */
-	unsigned long stack_floor;	/* stp_nesting.h */
-	int next;			/* a function said 'next' */
 	/* the handler's global locks while it holds them, else NULL */
 	const struct stp_lockset *locks;
-	/* they were let go of for a page fault and not had back: the
-	 * handler ends, no catch block runs (stp_mem.c)
-	 */
-	bool locks_lost;
-	/* the handler did not run: its global locks were not had in
-	 * time (a skipped probe, counted); a .return probe's entry part
-	 * that did not save its values must not arm the return
-	 */
-	bool skipped;
+	int nesting;			/* function call depth */
+	int next;			/* a function said 'next' */
+	union {
+		struct {
+			bool user_mode_p;
+			/* they were let go of for a page fault and not
+			 * had back: the handler ends, no catch block runs
+			 * (stp_mem.c)
+			 */
+			bool locks_lost;
+			/* the handler did not run: its global locks were
+			 * not had in time (a skipped probe, counted); a
+			 * .return probe's entry part that did not save
+			 * its values must not arm the return
+			 */
+			bool skipped;
+		};
+		u32 hit_flags;		/* all three, reset at once */
+	};
+	unsigned long stack_floor;	/* stp_nesting.h */
+	char error_buffer[MAXSTRINGLEN];
 	STP_CONTEXT_LOCALS
 };
 

@@ -12,6 +12,7 @@
 #include "stp_monitor.h"
 
 extern struct context *_stp_contexts[NR_CPUS];
+DECLARE_PER_CPU(struct context *, _stp_cpu_context);
 extern bool _stp_probe_leave_overloaded;
 void _stp_probe_busy(struct context *c);
 void _stp_probe_leave_slow(struct context *c);
@@ -66,11 +67,14 @@ static __always_inline bool _stp_stack_low(void)
 	if (in_interrupt())
 		return false;
 	base = (unsigned long)task_stack_page(current);
-	return sp > base && sp - base < MINSTACKSPACE;
+	/* below the stack's bottom (another stack): a large difference */
+	return sp - base < MINSTACKSPACE;
 }
 
 static __always_inline struct context *
-__stp_probe_enter(const struct stp_probe *p, int want_state)
+__stp_probe_enter(const struct stp_probe *p, int want_state,
+		  struct pt_regs *regs, struct pt_regs *uregs,
+		  struct kretprobe_instance *ri, const u64 *targs, void *edata)
 {
 	struct context *c;
 
@@ -80,38 +84,37 @@ __stp_probe_enter(const struct stp_probe *p, int want_state)
 		_stp_probe_skipped_why(STP_SKIP_LOWSTACK);
 		return NULL;
 	}
-	c = _stp_contexts[smp_processor_id()];
+	c = __this_cpu_read(_stp_cpu_context);
 	if (unlikely(!c))
 		return NULL;
 	if (unlikely(atomic_inc_return(&c->busy) != 1)) {
 		_stp_probe_busy(c);
 		return NULL;
 	}
+	c->probe_type = p->type;
 	c->probe = p;
 	c->probe_point = p->pp;
 	c->probe_name = p->pp;
-	c->probe_type = p->type;
-	c->regs = NULL;
-	c->uregs = NULL;
-	c->user_mode_p = false;
-	c->ri = NULL;
-	c->edata = NULL;
-	c->targs = NULL;
+	c->regs = regs;
+	c->uregs = uregs;
+	c->ri = ri;
+	c->edata = edata;
+	c->targs = targs;
 	c->last_error = NULL;
 	c->last_stmt = NULL;
-	c->nesting = 0;
-	c->next = 0;
-#ifdef STP_NEED_SUBMATCH
-	c->match_re = NULL;	/* no =~ yet in this handler */
-#endif
-	c->locks = NULL;
-	c->locks_lost = false;
-	c->skipped = false;
 #ifdef STAP_SUPPRESS_TIME_LIMITS_ENABLE
 	c->actionremaining = LONG_MAX;
 #else
 	c->actionremaining = INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE :
 			     MAXACTION;
+#endif
+	c->locks = NULL;
+	c->nesting = 0;
+	c->next = 0;
+	c->hit_flags = 0;
+	c->user_mode_p = uregs != NULL;
+#ifdef STP_NEED_SUBMATCH
+	c->match_re = NULL;	/* no =~ yet in this handler */
 #endif
 	return c;
 }
@@ -119,8 +122,10 @@ __stp_probe_enter(const struct stp_probe *p, int want_state)
 static __always_inline void __stp_probe_leave(struct context *c,
 					      bool may_print)
 {
-	if (unlikely(c->last_error ||
-		     READ_ONCE(_stp_probe_leave_overloaded)))
+	/* an overload sets the flag with the error of the hit that found
+	 * it (_stp_overload_fire): that hit's leave asks for the exit
+	 */
+	if (unlikely(c->last_error))
 		_stp_probe_leave_slow(c);
 	if (may_print)
 		_stp_print_flush();
@@ -195,32 +200,26 @@ unsigned int _stp_sample_next(void);
  */
 #define STP_RUN_PRINT	1	/* it may print: flush at its end */
 #define STP_RUN_SAMPLED	2	/* its cost is bounded: sample the time */
-
-/* The weight of this hit of a handler run with flags: 0 (not timed) or
- * the hits it stands for.
+/* a kprobe's or an ftrace callback's run: preemption is off already and
+ * regs are the kernel's
  */
-static __always_inline unsigned int _stp_run_weight(unsigned int flags)
-{
-	if (!STP_LEAN_SAMPLE || !(flags & STP_RUN_SAMPLED))
-		return 1;
-	if (likely(this_cpu_dec_return(_stp_lean_tick) >= 0))
-		return 0;
-	return _stp_sample_next();
-}
+#define STP_RUN_KERNEL	4
 
 /* Run handler for probe p in a fresh context: 0 when it ran without an
  * error, -1 when it was skipped (also for want of its global locks) or
- * failed.  may_print is false for a handler that cannot print (the
- * translator knows), which spares the flush; weight is the number of
- * hits this run accounts for.
+ * failed.  flags are STP_RUN_*: without STP_RUN_PRINT (a handler that
+ * cannot print, the translator knows) the flush is spared; weight is
+ * the number of hits this run accounts for.
  */
 static __always_inline int
 __stp_probe_run_w(const struct stp_probe *p,
 		  void (*handler)(struct context *), struct pt_regs *regs,
 		  struct kretprobe_instance *ri, const u64 *targs,
-		  int want_state, bool may_print, unsigned int weight,
+		  int want_state, unsigned int flags, unsigned int weight,
 		  void *edata)
 {
+	bool kern = flags & STP_RUN_KERNEL;
+	struct pt_regs *uregs;
 	struct context *c;
 	int rc = -1;
 	u64 mon_start = 0;
@@ -233,26 +232,49 @@ __stp_probe_run_w(const struct stp_probe *p,
 			return -1;
 		mon_start = get_cycles();
 	}
-	preempt_disable();
-	c = __stp_probe_enter(p, want_state);
+	if (kern)
+		lockdep_assert_preemption_disabled();
+	else
+		preempt_disable();
+	uregs = !kern && regs && user_mode(regs) ? regs : NULL;
+	c = __stp_probe_enter(p, want_state, regs, uregs, ri, targs, edata);
 	if (likely(c)) {
-		c->regs = regs;
-		c->ri = ri;
-		c->edata = edata;
-		c->targs = targs;
-		if (regs && user_mode(regs)) {
-			c->uregs = regs;
-			c->user_mode_p = true;
-		}
 		handler(c);
 		STP_OVERLOAD_END(c, weight);
 		if (unlikely(stp_script.monitor))
 			_stp_monitor_account(p, get_cycles() - mon_start);
 		rc = c->last_error || c->skipped ? -1 : 0;
-		__stp_probe_leave(c, may_print);
+		__stp_probe_leave(c, flags & STP_RUN_PRINT);
 	}
-	preempt_enable();
+	if (!kern)
+		preempt_enable();
 	return rc;
+}
+
+/* The sampled hit of a handler run with STP_RUN_SAMPLED, timed and
+ * accounted for as the hits since the last one: out of line, so that
+ * the inline path of the other hits keeps no clock or weight.
+ */
+int _stp_probe_run_timed(const struct stp_probe *p,
+			 void (*handler)(struct context *),
+			 struct pt_regs *regs, struct kretprobe_instance *ri,
+			 const u64 *targs, int want_state, unsigned int flags,
+			 void *edata);
+
+static __always_inline int
+__stp_probe_run_fe(const struct stp_probe *p,
+		   void (*handler)(struct context *), struct pt_regs *regs,
+		   struct kretprobe_instance *ri, const u64 *targs,
+		   int want_state, unsigned int flags, void *edata)
+{
+	if (!STP_LEAN_SAMPLE || !(flags & STP_RUN_SAMPLED))
+		return __stp_probe_run_w(p, handler, regs, ri, targs,
+					 want_state, flags, 1, edata);
+	if (likely(this_cpu_dec_return(_stp_lean_tick) >= 0))
+		return __stp_probe_run_w(p, handler, regs, ri, targs,
+					 want_state, flags, 0, edata);
+	return _stp_probe_run_timed(p, handler, regs, ri, targs, want_state,
+				    flags, edata);
 }
 
 static __always_inline int
@@ -261,9 +283,8 @@ __stp_probe_run_flags(const struct stp_probe *p,
 		      struct kretprobe_instance *ri, const u64 *targs,
 		      int want_state, unsigned int flags)
 {
-	return __stp_probe_run_w(p, handler, regs, ri, targs, want_state,
-				 flags & STP_RUN_PRINT, _stp_run_weight(flags),
-				 NULL);
+	return __stp_probe_run_fe(p, handler, regs, ri, targs, want_state,
+				  flags, NULL);
 }
 
 /* A uretprobe's run, and the run of its entry part, with the values
@@ -274,9 +295,8 @@ __stp_probe_run_edata(const struct stp_probe *p,
 		      void (*handler)(struct context *), struct pt_regs *regs,
 		      void *edata, int want_state, unsigned int flags)
 {
-	return __stp_probe_run_w(p, handler, regs, NULL, NULL, want_state,
-				 flags & STP_RUN_PRINT, _stp_run_weight(flags),
-				 edata);
+	return __stp_probe_run_fe(p, handler, regs, NULL, NULL, want_state,
+				  flags, edata);
 }
 
 /* A lean handler (the translator's emit.c says which are: integer

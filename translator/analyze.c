@@ -356,11 +356,11 @@ static bool lock_stmt_cb(struct elab_walk *w, struct stmt *st)
 	return true;
 }
 
-/* dp->locks from one walk over its handler; and whether its lean copy
- * needs no lock (dp->lean_lockfree): its only global is a scalar
- * counter that it only adds to, one atomic operation, which a reader
- * (holding the exclusive lock) sees wholly before or after its read,
- * as if the hit came before or after; and no other global can be seen
+/* dp->locks from one walk over its handler; and whether it needs no
+ * lock (dp->lockfree), lean or not: its only global is a scalar counter
+ * that it only adds to, one atomic operation, which a reader (holding
+ * the exclusive lock) sees wholly before or after its read, as if the
+ * hit came before or after; and no other global can be seen
  * half-updated with it.
  */
 static void probe_locks(struct session *s, struct derived_probe *dp)
@@ -391,7 +391,7 @@ static void probe_locks(struct session *s, struct derived_probe *dp)
 		if (lw.write[i] || !v->counter || is_array(v))
 			adds_only = false;
 	}
-	dp->lean_lockfree = dp->nlocks == 1 && adds_only;
+	dp->lockfree = dp->nlocks == 1 && adds_only;
 }
 
 /* ------------------------------------------------------------------ */
@@ -917,19 +917,24 @@ static void print_probe(struct strbuf *sb, struct session *s,
 	sb_printf(sb, "%s /* probe %d */\n  locks:", dp->name ? dp->name : "?",
 		  dp->index);
 	for (i = 0; i < s->globals.n; i++) {
+		const char *name =
+			((const struct vardecl *)s->globals.items[i])->name;
+
 		if (!dp->locks[i])
 			continue;
-		sb_printf(sb, "%s %s %s", sep,
-			  ((const struct vardecl *)s->globals.items[i])->name,
-			  dp->locks[i] == LOCK_WRITE ? "write" : "read");
+		if (dp->lockfree)
+			sb_printf(sb, " none (%s: atomic adds)", name);
+		else
+			sb_printf(sb, "%s %s %s", sep, name,
+				  dp->locks[i] == LOCK_WRITE ? "write" :
+				  "read");
 		sep = ",";
 	}
 	sb_printf(sb, "%s\n  call depth: %d%s\n  lean: ",
 		  dp->nlocks ? "" : " none", dp->depth,
 		  dp->recursive ? ", recursive" : "");
 	if (dp->lean)
-		sb_printf(sb, "yes%s\n", dp->lean_lockfree ?
-			  ", without a lock" : "");
+		sb_printf(sb, "yes\n");
 	else if (dp->not_lean_loc.line)
 		sb_printf(sb, "no, %s at %s:%d:%d\n", dp->not_lean,
 			  dp->not_lean_loc.file ? dp->not_lean_loc.file->name :

@@ -39,7 +39,8 @@ struct derived_probe {
 	bool lean;			/* handler runs without the context */
 	const char *not_lean;		/* why not: a phrase, or NULL */
 	struct loc not_lean_loc;	/* where (line 0: the probe) */
-	bool lean_lockfree;		/* its lean copy takes no lock */
+	bool lockfree;			/* takes no lock: its only global is
+					 * a scalar counter it only adds to */
 	int depth;			/* deepest chain of calls from it */
 	bool recursive;			/* a chain from it recurses */
 	bool may_print;			/* can write to the print buffer */

@@ -3491,6 +3491,14 @@ static void gen_function(struct emitter *em, struct func *f)
 		       "&c->func_locals[c->nesting].fn_%s", id));
 }
 
+/* Whether dp's handler has lock code: it touches a global that is not
+ * a scalar counter it only adds to (analyze.c).
+ */
+static bool takes_locks(const struct derived_probe *dp)
+{
+	return dp->nlocks && !dp->lockfree;
+}
+
 /* A .return probe's entry handler: evaluates the @entry expressions and
  * keeps them for the return handler, where the provider says (the
  * kretprobe instance, a uretprobe's frame).
@@ -3539,7 +3547,7 @@ static void gen_entry_body(struct emitter *em, struct derived_probe *dp)
 	/* without its locks it saves nothing: the run says so, and the
 	 * provider arms no return with the values unset
 	 */
-	if (dp->nlocks) {
+	if (takes_locks(dp)) {
 		line(em, "if (!stp_probe_%d_lock()) {", dp->index);
 		line(em, "\tc->skipped = true;");
 		line(em, "\treturn;");
@@ -3573,12 +3581,13 @@ bool emit_probe_lean(struct emitter *em, const struct derived_probe *dp)
 	return dp->lean;
 }
 
-/* No lock to take: the handler touches no global, or this is the lean
- * copy of one that only adds to a scalar counter (analyze.c).
+/* No lock to take: the handler touches no global, or its only global
+ * is a scalar counter it only adds to (analyze.c).
  */
 static bool no_locks(struct emitter *em, const struct derived_probe *dp)
 {
-	return !dp->nlocks || (em->lean && dp->lean_lockfree);
+	(void)em;
+	return !takes_locks(dp);
 }
 
 /* The handler's globals, taken at its start (none, no code). */
@@ -3675,6 +3684,7 @@ static bool is_counter(const struct vardecl *v)
  */
 static bool gen_counter_add(struct emitter *em, const struct expr *e)
 {
+	static const char one_str[] = "STP_KEYS({ .s = ";
 	const struct vardecl *v = analyze_counter_target(e);
 	const struct expr *lv = e->a;
 	const char *keys, *r;
@@ -3703,6 +3713,14 @@ static bool gen_counter_add(struct emitter *em, const struct expr *e)
 	if (!keys) {
 		sb_printf(&o, "_stp_counter_add(&%s, %s);",
 			  var_cname(em, lv->var), r);
+	} else if (lv->args.n == 1 &&
+		   !strncmp(keys, one_str, strlen(one_str))) {
+		/* one string key: passed as it is (stp_map.h) */
+		sb_printf(&o, "if (unlikely(_stp_map_add_count_s(%s, %.*s, %s",
+			  map_of(em, lv->a),
+			  (int)(strlen(keys) - strlen(one_str) - 3),
+			  keys + strlen(one_str), r);
+		gen_overflow_check(em, &o, lv);
 	} else {
 		sb_printf(&o, "if (unlikely(_stp_map_add_count(%s, %s, %s",
 			  map_of(em, lv->a), keys, r);
@@ -3810,7 +3828,7 @@ static void gen_locks(struct emitter *em, struct derived_probe *dp)
 	struct vec taken = { 0 };
 	int i;
 
-	if (!dp->nlocks)
+	if (!takes_locks(dp))
 		return;
 	for (i = 0; i < em->s->globals.n; i++)
 		if (dp->locks[i] != LOCK_NONE)
@@ -4384,7 +4402,7 @@ static void share_handler(struct emitter *em, struct derived_probe *dp,
 			"lock functions of another */\n");
 	sb_printf(&em->share_defs, "#define stp_probe_%d stp_probe_%d\n",
 		  dp->index, sh->index);
-	if (dp->nlocks)
+	if (takes_locks(dp))
 		sb_printf(&em->share_defs,
 			  "#define stp_probe_%d_lock stp_probe_%d_lock\n"
 			  "#define stp_probe_%d_unlock stp_probe_%d_unlock\n"
@@ -4634,7 +4652,7 @@ static void gen_prototypes(struct emitter *em, struct strbuf *o)
 	for (i = 0; i < em->s->probes.n; i++) {
 		const struct derived_probe *dp = em->s->probes.items[i];
 
-		if (dp->nlocks)
+		if (takes_locks(dp))
 			sb_printf(o, "static inline bool stp_probe_%d_lock(void);\n"
 				  "static void stp_probe_%d_unlock(void);\n"
 				  "static const struct stp_lockset "

@@ -21,6 +21,9 @@ typedef int64_t s64;
 
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
+#ifndef noinline
+#define noinline	__attribute__((noinline))
+#endif
 #define READ_ONCE(x)	(*(volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 #define container_of(ptr, type, member) \

@@ -213,7 +213,8 @@ static int stp_kp_0(struct kprobe *kp, struct pt_regs *regs)
 		goto out;
 	instruction_pointer_set(regs, (unsigned long)kp->addr);
 	__stp_probe_run_flags(&stp_probes[0], stp_probe_0, regs, NULL, NULL,
-			      STAP_SESSION_RUNNING, STP_RUN_SAMPLED);
+			      STAP_SESSION_RUNNING,
+			      STP_RUN_SAMPLED | STP_RUN_KERNEL);
 	instruction_pointer_set(regs, ip);
 out:
 	_stp_kprobe_busy_dec();
@@ -282,8 +283,7 @@ static inline void stp_probe_0(struct context *c)
 				goto out;
 			c->func_locals[c->nesting + 1].fn_execname_0.__retvalue;
 		});
-		if (unlikely(_stp_map_add_count(g_c, STP_KEYS({ .s = __key0 }),
-						1))) {
+		if (unlikely(_stp_map_add_count_s(g_c, __key0, 1))) {
 			_stp_error_at(c, "Array overflow, check MAXMAPENTRIES",
 				      "identifier 'c' at kprobe_count.stp:7:2");
 			goto out;

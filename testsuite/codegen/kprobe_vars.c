@@ -204,7 +204,8 @@ static int stp_kp_0(struct kprobe *kp, struct pt_regs *regs)
 		goto out;
 	instruction_pointer_set(regs, (unsigned long)kp->addr);
 	__stp_probe_run_flags(&stp_probes[0], stp_probe_0, regs, NULL, NULL,
-			STAP_SESSION_RUNNING, STP_RUN_PRINT | STP_RUN_SAMPLED);
+			      STAP_SESSION_RUNNING,
+			      STP_RUN_PRINT | STP_RUN_SAMPLED | STP_RUN_KERNEL);
 	instruction_pointer_set(regs, ip);
 out:
 	_stp_kprobe_busy_dec();
@@ -216,7 +217,8 @@ static int stp_kp_1(struct kretprobe_instance *ri,
 {
 	_stp_kprobe_busy_inc();
 	__stp_probe_run_flags(&stp_probes[1], stp_probe_1, regs, ri, NULL,
-			STAP_SESSION_RUNNING, STP_RUN_PRINT | STP_RUN_SAMPLED);
+			      STAP_SESSION_RUNNING,
+			      STP_RUN_PRINT | STP_RUN_SAMPLED | STP_RUN_KERNEL);
 	_stp_kprobe_busy_dec();
 	return 0;
 }

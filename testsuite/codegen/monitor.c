@@ -221,9 +221,6 @@ static void stp_fn_cpu_0(struct context *c);
 static void stp_probe_0(struct context *c);
 static void stp_probe_1(struct context *c);
 static void stp_probe_2(struct context *c);
-static inline bool stp_probe_0_lock(void);
-static void stp_probe_0_unlock(void);
-static const struct stp_lockset stp_probe_0_locks;
 static inline bool stp_probe_1_lock(void);
 static void stp_probe_1_unlock(void);
 static const struct stp_lockset stp_probe_1_locks;
@@ -232,22 +229,6 @@ static void stp_probe_2_unlock(void);
 static const struct stp_lockset stp_probe_2_locks;
 
 static struct stp_probe stp_probes[3];
-
-static __always_inline bool stp_probe_0_lock(void)
-{
-	return _stp_read_trylock(&g_n_lock);
-}
-
-static void stp_probe_0_unlock(void)
-{
-	_stp_read_unlock(&g_n_lock);
-}
-
-static const struct stp_lockset stp_probe_0_locks = {
-	.lock = stp_probe_0_lock,
-	.unlock = stp_probe_0_unlock,
-	.n = 1,
-};
 
 static __always_inline bool stp_probe_1_lock(void)
 {
@@ -336,7 +317,8 @@ static int stp_kp_0(struct kprobe *kp, struct pt_regs *regs)
 		goto out;
 	instruction_pointer_set(regs, (unsigned long)kp->addr);
 	__stp_probe_run_flags(&stp_probes[0], stp_probe_0, regs, NULL, NULL,
-			      STAP_SESSION_RUNNING, STP_RUN_SAMPLED);
+			      STAP_SESSION_RUNNING,
+			      STP_RUN_SAMPLED | STP_RUN_KERNEL);
 	instruction_pointer_set(regs, ip);
 out:
 	_stp_kprobe_busy_dec();
@@ -380,9 +362,6 @@ out: __maybe_unused;
 /* probe kernel.function("vfs_read") */
 static inline void stp_probe_0(struct context *c)
 {
-	if (!stp_probe_0_lock())
-		return;
-	c->locks = &stp_probe_0_locks;
 	_stp_counter_add(&g_n, 1);
 	c->actionremaining -= 1;
 	if (unlikely(c->actionremaining < 0)) {
@@ -391,8 +370,6 @@ static inline void stp_probe_0(struct context *c)
 		goto out;
 	}
 out: __maybe_unused;
-	if (likely(c->locks))
-		stp_probe_0_unlock();
 }
 
 /* probe timer.s(1) */

@@ -56,31 +56,12 @@ module_param_named(pkts, g_pkts, long, 0);
 
 static void stp_probe_0(struct context *c);
 static void stp_probe_1(struct context *c);
-static inline bool stp_probe_0_lock(void);
-static void stp_probe_0_unlock(void);
-static const struct stp_lockset stp_probe_0_locks;
 static void stp_probe_0_lean(void);
 static inline bool stp_probe_1_lock(void);
 static void stp_probe_1_unlock(void);
 static const struct stp_lockset stp_probe_1_locks;
 
 static struct stp_probe stp_probes[2];
-
-static __always_inline bool stp_probe_0_lock(void)
-{
-	return _stp_read_trylock(&g_pkts_lock);
-}
-
-static void stp_probe_0_unlock(void)
-{
-	_stp_read_unlock(&g_pkts_lock);
-}
-
-static const struct stp_lockset stp_probe_0_locks = {
-	.lock = stp_probe_0_lock,
-	.unlock = stp_probe_0_unlock,
-	.n = 1,
-};
 
 static __always_inline bool stp_probe_1_lock(void)
 {
@@ -122,9 +103,6 @@ static struct nf_hook_ops stp_nf_ops[1] = {
 /* probe netfilter.hook("NF_INET_LOCAL_IN").pf("NFPROTO_IPV4") */
 static inline void stp_probe_0(struct context *c)
 {
-	if (!stp_probe_0_lock())
-		return;
-	c->locks = &stp_probe_0_locks;
 	_stp_counter_add(&g_pkts, 1);
 	c->actionremaining -= 1;
 	if (unlikely(c->actionremaining < 0)) {
@@ -133,8 +111,6 @@ static inline void stp_probe_0(struct context *c)
 		goto out;
 	}
 out: __maybe_unused;
-	if (likely(c->locks))
-		stp_probe_0_unlock();
 }
 
 static inline void stp_probe_0_lean(void)

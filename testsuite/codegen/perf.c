@@ -56,31 +56,12 @@ module_param_named(ticks, g_ticks, long, 0);
 
 static void stp_probe_0(struct context *c);
 static void stp_probe_1(struct context *c);
-static inline bool stp_probe_0_lock(void);
-static void stp_probe_0_unlock(void);
-static const struct stp_lockset stp_probe_0_locks;
 static void stp_probe_0_lean(void);
 static inline bool stp_probe_1_lock(void);
 static void stp_probe_1_unlock(void);
 static const struct stp_lockset stp_probe_1_locks;
 
 static struct stp_probe stp_probes[2];
-
-static __always_inline bool stp_probe_0_lock(void)
-{
-	return _stp_read_trylock(&g_ticks_lock);
-}
-
-static void stp_probe_0_unlock(void)
-{
-	_stp_read_unlock(&g_ticks_lock);
-}
-
-static const struct stp_lockset stp_probe_0_locks = {
-	.lock = stp_probe_0_lock,
-	.unlock = stp_probe_0_unlock,
-	.n = 1,
-};
 
 static __always_inline bool stp_probe_1_lock(void)
 {
@@ -114,9 +95,6 @@ static struct stp_perf stp_perfs[1] = {
 /* probe perf.type(1).config(0).sample(1000000) */
 static inline void stp_probe_0(struct context *c)
 {
-	if (!stp_probe_0_lock())
-		return;
-	c->locks = &stp_probe_0_locks;
 	{
 	}
 	{
@@ -129,8 +107,6 @@ static inline void stp_probe_0(struct context *c)
 		}
 	}
 out: __maybe_unused;
-	if (likely(c->locks))
-		stp_probe_0_unlock();
 }
 
 static inline void stp_probe_0_lean(void)

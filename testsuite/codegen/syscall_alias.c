@@ -715,9 +715,6 @@ static void stp_probe_2(struct context *c);
 static inline bool stp_probe_0_lock(void);
 static void stp_probe_0_unlock(void);
 static const struct stp_lockset stp_probe_0_locks;
-static inline bool stp_probe_1_lock(void);
-static void stp_probe_1_unlock(void);
-static const struct stp_lockset stp_probe_1_locks;
 static inline bool stp_probe_2_lock(void);
 static void stp_probe_2_unlock(void);
 static const struct stp_lockset stp_probe_2_locks;
@@ -737,22 +734,6 @@ static void stp_probe_0_unlock(void)
 static const struct stp_lockset stp_probe_0_locks = {
 	.lock = stp_probe_0_lock,
 	.unlock = stp_probe_0_unlock,
-	.n = 1,
-};
-
-static __always_inline bool stp_probe_1_lock(void)
-{
-	return _stp_read_trylock(&g_fails_lock);
-}
-
-static void stp_probe_1_unlock(void)
-{
-	_stp_read_unlock(&g_fails_lock);
-}
-
-static const struct stp_lockset stp_probe_1_locks = {
-	.lock = stp_probe_1_lock,
-	.unlock = stp_probe_1_unlock,
 	.n = 1,
 };
 
@@ -1354,9 +1335,7 @@ static inline void stp_probe_0(struct context *c)
 		}
 	}
 	{
-		if (unlikely(_stp_map_add_count(g_calls,
-						STP_KEYS({ .s = l->l_name }),
-						1))) {
+		if (unlikely(_stp_map_add_count_s(g_calls, l->l_name, 1))) {
 			_stp_error_at(c, "Array overflow, check MAXMAPENTRIES",
 				      "identifier 'calls' at syscall_alias.stp:7:2");
 			goto out;
@@ -1406,9 +1385,6 @@ static inline void stp_probe_1(struct context *c)
 {
 	struct stp_probe_1_locals *l = &c->probe_locals.p1;
 	l->l_retval = 0;
-	if (!stp_probe_1_lock())
-		return;
-	c->locks = &stp_probe_1_locks;
 	{
 		l->l_retval = (int64_t)c->targs[7];
 		c->actionremaining -= 1;
@@ -1436,8 +1412,6 @@ static inline void stp_probe_1(struct context *c)
 		}
 	}
 out: __maybe_unused;
-	if (likely(c->locks))
-		stp_probe_1_unlock();
 }
 
 /* probe timer.s(5) */

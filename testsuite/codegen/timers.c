@@ -73,35 +73,13 @@ static void stp_fn_exit_0(struct context *c);
 static void stp_probe_0(struct context *c);
 static void stp_probe_1(struct context *c);
 static void stp_probe_2(struct context *c);
-static inline bool stp_probe_0_lock(void);
-static void stp_probe_0_unlock(void);
-static const struct stp_lockset stp_probe_0_locks;
 static void stp_probe_0_lean(void);
-static inline bool stp_probe_1_lock(void);
-static void stp_probe_1_unlock(void);
-static const struct stp_lockset stp_probe_1_locks;
 static void stp_probe_1_lean(void);
 static inline bool stp_probe_2_lock(void);
 static void stp_probe_2_unlock(void);
 static const struct stp_lockset stp_probe_2_locks;
 
 static struct stp_probe stp_probes[3];
-
-static __always_inline bool stp_probe_0_lock(void)
-{
-	return _stp_read_trylock(&g_n_lock);
-}
-
-static void stp_probe_0_unlock(void)
-{
-	_stp_read_unlock(&g_n_lock);
-}
-
-static const struct stp_lockset stp_probe_0_locks = {
-	.lock = stp_probe_0_lock,
-	.unlock = stp_probe_0_unlock,
-	.n = 1,
-};
 
 static struct hrtimer stp_timer_0;
 
@@ -116,22 +94,6 @@ static enum hrtimer_restart stp_timer_0_fn(struct hrtimer *h)
 	hrtimer_forward_now(h, stp_timer_0_period());
 	return HRTIMER_RESTART;
 }
-
-static __always_inline bool stp_probe_1_lock(void)
-{
-	return _stp_read_trylock(&g_n_lock);
-}
-
-static void stp_probe_1_unlock(void)
-{
-	_stp_read_unlock(&g_n_lock);
-}
-
-static const struct stp_lockset stp_probe_1_locks = {
-	.lock = stp_probe_1_lock,
-	.unlock = stp_probe_1_unlock,
-	.n = 1,
-};
 
 static struct hrtimer stp_timer_1;
 
@@ -202,9 +164,6 @@ out: __maybe_unused;
 /* probe timer.ms(100) */
 static inline void stp_probe_0(struct context *c)
 {
-	if (!stp_probe_0_lock())
-		return;
-	c->locks = &stp_probe_0_locks;
 	_stp_counter_add(&g_n, 1);
 	c->actionremaining -= 1;
 	if (unlikely(c->actionremaining < 0)) {
@@ -213,8 +172,6 @@ static inline void stp_probe_0(struct context *c)
 		goto out;
 	}
 out: __maybe_unused;
-	if (likely(c->locks))
-		stp_probe_0_unlock();
 }
 
 static inline void stp_probe_0_lean(void)
@@ -226,9 +183,6 @@ out: __maybe_unused;
 /* probe timer.us(500).randomize(100) */
 static inline void stp_probe_1(struct context *c)
 {
-	if (!stp_probe_1_lock())
-		return;
-	c->locks = &stp_probe_1_locks;
 	_stp_counter_add(&g_n, 1);
 	c->actionremaining -= 1;
 	if (unlikely(c->actionremaining < 0)) {
@@ -237,8 +191,6 @@ static inline void stp_probe_1(struct context *c)
 		goto out;
 	}
 out: __maybe_unused;
-	if (likely(c->locks))
-		stp_probe_1_unlock();
 }
 
 static inline void stp_probe_1_lean(void)

@@ -810,6 +810,58 @@ static void test_counter_array(void)
 	map_free(m);
 }
 
+/* The same through the one-string-key entry (c[execname()]++). */
+static int count_s_on(struct stp_map *m, int cpu, const char *key, int64_t v)
+{
+	int err;
+
+	kshim_set_cpu(cpu);
+	err = _stp_map_add_count_s(m, key, v);
+	kshim_set_cpu(0);
+	return err;
+}
+
+/* The counter's one-string-key path compares a key with a slot's words
+ * as they are stored: a node reused for a shorter key (its slot holding
+ * the old key's bytes past the new NUL) still matches that key only, and
+ * a key longer than a slot matches its cut.
+ */
+static void test_counter_word_keys(void)
+{
+	struct stp_map *m = counter_map("w", 4);
+	char lng[MAXSTRINGLEN + 8], cut[MAXSTRINGLEN];
+
+	count_s_on(m, 0, "abcdefghijklmnopq", 1);
+	_stp_map_delete(m, KEYS(S("abcdefghijklmnopq")));
+	count_s_on(m, 0, "abcdefghi", 2);	/* the freed node, reused */
+	count_on(m, 0, "abcdefghi", 3);	/* the general path */
+	count_s_on(m, 0, "abcdefgh", 4);
+	count_s_on(m, 0, "abcdefghij", 5);
+	tap_int_eq(_stp_map_get_long(m, KEYS(S("abcdefghi"))), 5,
+		   "a reused node's key matches its own key");
+	tap_int_eq(_stp_map_get_long(m, KEYS(S("abcdefgh"))), 4,
+		   "not a prefix of it");
+	tap_int_eq(_stp_map_get_long(m, KEYS(S("abcdefghij"))), 5,
+		   "nor a longer one");
+	tap_int_eq(_stp_map_size(m), 3, "three elements");
+	tap_int_eq(count_s_on(m, 0, "z", 1), 0,
+		   "and room for a fourth: no key was stored twice");
+	_stp_map_clear(m);
+	memset(lng, 'x', sizeof(lng) - 1);
+	lng[sizeof(lng) - 1] = '\0';
+	memset(cut, 'x', sizeof(cut) - 1);
+	cut[sizeof(cut) - 1] = '\0';
+	count_s_on(m, 1, lng, 1);
+	count_on(m, 2, cut, 1);	/* the general path finds it too */
+	count_s_on(m, 1, cut, 1);
+	tap_int_eq(_stp_map_get_long(m, KEYS(S(cut))), 3,
+		   "a key past a slot counts as its cut");
+	tap_int_eq(_stp_map_size(m), 1, "one element");
+	count_s_on(m, 0, NULL, 2);
+	tap_int_eq(_stp_map_get_long(m, KEYS(S(""))), 2, "a NULL key is \"\"");
+	map_free(m);
+}
+
 /* String keys are hashed and compared a word at a time: keys that
  * differ only in length, or in one byte on either side of a word's
  * edge, are different elements; each finds its own value.
@@ -873,6 +925,7 @@ int main(void)
 	test_slice_stats();
 	test_ix_hist();
 	test_counter_array();
+	test_counter_word_keys();
 	kshim_output_free();
 	return tap_done();
 }

@@ -1645,6 +1645,7 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 		const struct kfn *k = dp->priv;
 		int n = dp->index;
 		const char *ri = k->ret ? "ri" : "NULL";
+		const char *flags;
 		bool pc;
 
 		if (k->paths)
@@ -1667,6 +1668,9 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 		 * and keeps the count raised.
 		 */
 		pc = !k->ret && !emit_probe_lean(em, dp);
+		flags = emit_probe_run_flags(em, dp);
+		if (!strcmp(flags, "0"))
+			flags = "";
 		if (pc)
 			sb_puts(d, "\tunsigned long ip = "
 				"instruction_pointer(regs);\n\n");
@@ -1687,12 +1691,13 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 				  "stp_probe_%d_lean, regs, %s, NULL,\n"
 				  "\t\t\t     STAP_SESSION_RUNNING, true);\n",
 				  emit_probe_ref(em, dp), n, ri);
-		else
+		else	/* preemption is off, regs are the kernel's */
 			sb_printf(d, "\t__stp_probe_run_flags(%s, stp_probe_%d, "
 				  "regs, %s, NULL,\n\t\t\t      "
-				  "STAP_SESSION_RUNNING, %s);\n",
-				  emit_probe_ref(em, dp), n, ri,
-				  emit_probe_run_flags(em, dp));
+				  "STAP_SESSION_RUNNING,\n\t\t\t      "
+				  "%s%sSTP_RUN_KERNEL);\n",
+				  emit_probe_ref(em, dp), n, ri, flags,
+				  *flags ? " | " : "");
 		if (pc)
 			sb_puts(d, "\tinstruction_pointer_set(regs, ip);\n");
 		if (!k->ret)
