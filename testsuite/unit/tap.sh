@@ -24,3 +24,30 @@ result()
 		[ -f "$f" ] && sed 's/^/#   /' "$f" | head -n "${TAP_LINES:-20}"
 	done
 }
+
+# header_kernels: the releases of the kernels whose headers are
+# installed (not PREEMPT_RT), into the array kvers.  need_kernels N: a
+# failed point and the end of the test unless there are N of them.
+header_kernels()
+{
+	local d k
+
+	kvers=()
+	for d in /lib/modules/*/build/Makefile; do
+		k=$(basename "$(dirname "$(dirname "$d")")")
+		case $k in *-rt-*) continue ;; esac
+		[ -f "$d" ] && kvers+=("$k")
+	done
+	return 0
+}
+
+need_kernels()
+{
+	header_kernels
+	[ ${#kvers[@]} -ge "$1" ] && return 0
+	: >"$tmp/out"
+	: >"$tmp/err"
+	result 1 "kernels with headers to build for: $1 (scripts/setup-deps --vm)"
+	echo "1..$n"
+	exit 1
+}

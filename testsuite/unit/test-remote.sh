@@ -25,19 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/tap.sh"
 
 # Two kernels with headers, not PREEMPT_RT.
-kvers=()
-for d in /lib/modules/*/build/Makefile; do
-	k=$(basename "$(dirname "$(dirname "$d")")")
-	case $k in *-rt-*) continue ;; esac
-	[ -f "$d" ] && kvers+=("$k")
-done
-if [ ${#kvers[@]} -lt 2 ]; then
-	: >"$tmp/out"
-	: >"$tmp/err"
-	result 1 "two kernels with headers to build for (scripts/setup-deps --vm)"
-	echo "1..$n"
-	exit 1
-fi
+need_kernels 2
 k1=${kvers[0]}
 k2=${kvers[1]}
 

@@ -1,10 +1,11 @@
 #!/bin/bash
 # test-stap-flight.sh - stap -F runs staprun as the flight recorder:
 # -L (load, start, detach) without -o, -D (a daemon writing the file)
-# with -o FILE; stap -S MB,N passes -S on.  staprun is a stand-in here (SYSTEMTAP_STAPRUN) that
-# prints its arguments; the module is built once (then cached) for a
-# kernel whose headers are installed.  What staprun does with -L, -A and
-# -D is tested in the VM: testsuite/kernel/transport.  Prints TAP.
+# with -o FILE; stap -S MB,N passes -S on.  staprun is a stand-in here
+# (SYSTEMTAP_STAPRUN) that prints its arguments; the module is built
+# once (then cached) for a kernel whose headers are installed.  What
+# staprun does with -L, -A and -D is tested in the VM:
+# testsuite/kernel/transport.  Prints TAP.
 #
 # usage: test-stap-flight.sh STAP
 
@@ -15,18 +16,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/stap-flight.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/tap.sh"
 
-kver=
-for d in /lib/modules/*/build/Makefile; do
-	k=$(basename "$(dirname "$(dirname "$d")")")
-	case $k in *-rt-*) continue ;; esac
-	[ -f "$d" ] && [ -z "$kver" ] && kver=$k
-done
-if [ -z "$kver" ]; then
-	: >"$tmp/out" >"$tmp/err"
-	result 1 "a kernel with headers to build for (scripts/setup-deps)"
-	echo "1..$n"
-	exit 1
-fi
+need_kernels 1
+kver=${kvers[0]}
 
 # The stand-in: its arguments, one a line, the module as "MODULE".
 cat >"$tmp/staprun" <<'EOS'

@@ -17,18 +17,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The first kernel with headers (the PREEMPT_RT ones are not a target
 # of this test).
-kver=
-for d in /lib/modules/*/build/Makefile; do
-	k=$(basename "$(dirname "$(dirname "$d")")")
-	case $k in *-rt-*) continue ;; esac
-	[ -f "$d" ] && [ -z "$kver" ] && kver=$k
-done
-if [ -z "$kver" ]; then
-	: >"$tmp/out" >"$tmp/err"
-	result 1 "a kernel with headers to build for (scripts/setup-deps)"
-	echo "1..$n"
-	exit 1
-fi
+need_kernels 1
+kver=${kvers[0]}
 
 # The stand-in: says when it runs, then which signal ended it.
 cat >"$tmp/staprun" <<'EOS'
