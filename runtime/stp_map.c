@@ -219,22 +219,24 @@ static inline u64 stp_slot_word(const char *p)
 #define STP_BYTES_01	0x0101010101010101ULL
 #define STP_BYTES_80	0x8080808080808080ULL
 
-/* The string's part of word a, read at offset off: bytes after its NUL,
- * or past MAXSTRINGLEN - 1, are 0; *end says the string ends in it.
+/* The high bit of each NUL byte of word a (and maybe of bytes above the
+ * first NUL): non-zero when a holds a NUL.
  */
-static __always_inline u64 stp_word_part(u64 a, size_t off, bool *end)
+#define STP_WORD_HAS_ZERO(a)	(((a) - STP_BYTES_01) & ~(a) & STP_BYTES_80)
+
+/* The string's part of word a, read at offset off: bytes after its NUL,
+ * or past MAXSTRINGLEN - 1, are 0.
+ */
+static __always_inline u64 stp_word_part(u64 a, size_t off)
 {
-	u64 zero = (a - STP_BYTES_01) & ~a & STP_BYTES_80;
+	u64 zero = STP_WORD_HAS_ZERO(a);
 	size_t room = MAXSTRINGLEN - 1 - off;
 	u64 keep = ~0ULL;
 
-	*end = zero != 0;
 	if (zero)	/* the bytes below the first NUL */
 		keep = ((zero - 1) & ~zero) >> 7;
-	if (room < 8) {
+	if (room < 8)
 		keep &= (1ULL << (room * 8)) - 1;
-		*end = true;
-	}
 	return a & keep;
 }
 
@@ -242,14 +244,12 @@ static __always_inline u64 stp_word_part(u64 a, size_t off, bool *end)
  * word the string ends in, or is cut in, is the last: the same words as
  * stp_word_part gives for each.
  */
-#define STP_WORD_HAS_ZERO(a)	(((a) - STP_BYTES_01) & ~(a) & STP_BYTES_80)
 /* fewer than 8 bytes of room left at off (MAXSTRINGLEN may be < 9) */
 #define STP_WORD_CUT(off)	((off) + 9 > (size_t)MAXSTRINGLEN)
 
 static __always_inline u64 stp_map_hash_str(u64 h, const char *s)
 {
 	size_t off = 0;
-	bool end;
 	u64 a;
 
 	for (;;) {
@@ -259,7 +259,7 @@ static __always_inline u64 stp_map_hash_str(u64 h, const char *s)
 		h = stp_map_mix(h, a);
 		off += 8;
 	}
-	return stp_map_mix(h, stp_word_part(a, off, &end));
+	return stp_map_mix(h, stp_word_part(a, off));
 }
 
 /* A slot's words hold the string's parts exactly (stp_map_set_keys
@@ -271,7 +271,6 @@ static __always_inline bool stp_map_str_eq(const char *slot,
 					   const char *s)
 {
 	size_t off = 0;
-	bool end;
 	u64 a;
 
 	for (;;) {
@@ -282,7 +281,7 @@ static __always_inline bool stp_map_str_eq(const char *slot,
 			return false;
 		off += 8;
 	}
-	return stp_slot_word(slot + off) == stp_word_part(a, off, &end);
+	return stp_slot_word(slot + off) == stp_word_part(a, off);
 }
 
 static u32 stp_map_hash(struct stp_map *m, const struct stp_key *keys)
