@@ -824,6 +824,44 @@ static bool str_owned(const struct expr *e)
  * into __keyN, in order, and a string that a later operand could
  * change is copied.  Returns the key vector of the runtime call.
  */
+/* The C value of key i of args (for a map's element written with rhs),
+ * its set-up, if any, written into o first.
+ */
+static const char *gen_elem_key(struct emitter *em, struct strbuf *o,
+				const struct vec *args, int i,
+				const struct expr *rhs)
+{
+	const struct expr *k = args->items[i];
+	bool str = k->type == TY_STRING;
+	bool kept = rest_keeps(args, i, rhs);
+	struct strbuf kv;
+	const char *ret;
+
+	if (is_constant(k) || (k->kind == EX_SYM && kept)) {
+		sb_init(&kv);
+		gen_expr(em, &kv, k);
+		ret = arena_strdup(em->s->arena, kv.buf);
+		sb_free(&kv);
+		return ret;
+	}
+	sb_printf(o, "%s__key%d = ", str ? "const char *" : "int64_t ", i);
+	if (str && !kept && !str_owned(k)) {
+		sb_printf(o, "_stp_strcpy(%s, ", new_tmp(em));
+		gen_expr(em, o, k);
+		sb_putc(o, ')');
+	} else {
+		/* a function's string result is used where the function
+		 * left it when no call comes after it
+		 */
+		em->borrow = str && k->kind == EX_CALL &&
+			     rest_pure(args, i, rhs);
+		gen_expr(em, o, k);
+		em->borrow = false;
+	}
+	sb_puts(o, "; ");
+	return arena_printf(em->s->arena, "__key%d", i);
+}
+
 static const char *gen_elem_keys(struct emitter *em, struct strbuf *o,
 				 const struct expr *lv,
 				 const struct expr *rhs)
@@ -837,32 +875,10 @@ static const char *gen_elem_keys(struct emitter *em, struct strbuf *o,
 	sb_puts(&kv, "STP_KEYS(");
 	for (i = 0; i < args->n; i++) {
 		const struct expr *k = args->items[i];
-		bool str = k->type == TY_STRING;
-		bool kept = rest_keeps(args, i, rhs);
 
-		sb_printf(&kv, "%s{ .%c = ", i ? ", " : "", str ? 's' : 'n');
-		if (is_constant(k) || (k->kind == EX_SYM && kept)) {
-			gen_expr(em, &kv, k);
-			sb_puts(&kv, " }");
-			continue;
-		}
-		sb_printf(o, "%s__key%d = ", str ? "const char *" : "int64_t ",
-			  i);
-		if (str && !kept && !str_owned(k)) {
-			sb_printf(o, "_stp_strcpy(%s, ", new_tmp(em));
-			gen_expr(em, o, k);
-			sb_putc(o, ')');
-		} else {
-			/* a function's string result is used where the
-			 * function left it when no call comes after it
-			 */
-			em->borrow = str && k->kind == EX_CALL &&
-				     rest_pure(args, i, rhs);
-			gen_expr(em, o, k);
-			em->borrow = false;
-		}
-		sb_puts(o, "; ");
-		sb_printf(&kv, "__key%d }", i);
+		sb_printf(&kv, "%s{ .%c = %s }", i ? ", " : "",
+			  k->type == TY_STRING ? 's' : 'n',
+			  gen_elem_key(em, o, args, i, rhs));
 	}
 	sb_puts(&kv, ")");
 	ret = arena_strdup(em->s->arena, kv.buf);
@@ -3684,10 +3700,10 @@ static bool is_counter(const struct vardecl *v)
  */
 static bool gen_counter_add(struct emitter *em, const struct expr *e)
 {
-	static const char one_str[] = "STP_KEYS({ .s = ";
 	const struct vardecl *v = analyze_counter_target(e);
 	const struct expr *lv = e->a;
-	const char *keys, *r;
+	const struct expr *rhs = e->kind == EX_INCDEC ? NULL : e->b;
+	const char *keys = NULL, *key_s = NULL, *r;
 	struct strbuf o;
 	bool block;
 
@@ -3695,9 +3711,12 @@ static bool gen_counter_add(struct emitter *em, const struct expr *e)
 		return false;
 	sb_init(&o);
 	sb_puts(&o, "{ ");
-	keys = lv->kind == EX_INDEX ?
-	       gen_elem_keys(em, &o, lv, e->kind == EX_INCDEC ? NULL : e->b) :
-	       NULL;
+	/* one string key: passed as it is (stp_map.h) */
+	if (lv->kind == EX_INDEX && lv->args.n == 1 &&
+	    ((const struct expr *)lv->args.items[0])->type == TY_STRING)
+		key_s = gen_elem_key(em, &o, &lv->args, 0, rhs);
+	else if (lv->kind == EX_INDEX)
+		keys = gen_elem_keys(em, &o, lv, rhs);
 	if (e->kind == EX_INCDEC)
 		r = e->op[0] == '+' ? "1" : "-1";
 	else
@@ -3710,17 +3729,13 @@ static bool gen_counter_add(struct emitter *em, const struct expr *e)
 		o.len = 0;
 		o.buf[0] = '\0';
 	}
-	if (!keys) {
+	if (key_s) {
+		sb_printf(&o, "if (unlikely(_stp_map_add_count_s(%s, %s, %s",
+			  map_of(em, lv->a), key_s, r);
+		gen_overflow_check(em, &o, lv);
+	} else if (!keys) {
 		sb_printf(&o, "_stp_counter_add(&%s, %s);",
 			  var_cname(em, lv->var), r);
-	} else if (lv->args.n == 1 &&
-		   !strncmp(keys, one_str, strlen(one_str))) {
-		/* one string key: passed as it is (stp_map.h) */
-		sb_printf(&o, "if (unlikely(_stp_map_add_count_s(%s, %.*s, %s",
-			  map_of(em, lv->a),
-			  (int)(strlen(keys) - strlen(one_str) - 3),
-			  keys + strlen(one_str), r);
-		gen_overflow_check(em, &o, lv);
 	} else {
 		sb_printf(&o, "if (unlikely(_stp_map_add_count(%s, %s, %s",
 			  map_of(em, lv->a), keys, r);
