@@ -69,15 +69,20 @@ static int write_all(int fd, const char *p, size_t n)
 }
 
 /* -S: the files that *fdp writes, the merged stream's or a CPU's. */
+/* The CPU whose bulk file *fdp is, or NULL for the merged stream's. */
+static struct relay_cpu *cpu_of(struct relay *r, int *fdp)
+{
+	if (fdp == &r->out_fd)
+		return NULL;
+	return (struct relay_cpu *)((char *)fdp -
+				    offsetof(struct relay_cpu, out_fd));
+}
+
 static struct relay_rot *rot_of(struct relay *r, int *fdp)
 {
-	struct relay_cpu *c;
+	struct relay_cpu *c = cpu_of(r, fdp);
 
-	if (fdp == &r->out_fd)
-		return &r->rot;
-	c = (struct relay_cpu *)((char *)fdp -
-				 offsetof(struct relay_cpu, out_fd));
-	return &c->rot;
+	return c ? &c->rot : &r->rot;
 }
 
 /* A failed output (a pipe whose reader left, a full disk, a closed
@@ -213,10 +218,9 @@ static int open_rot(struct relay *r, struct relay_rot *rot, int cpu)
 
 static int rotate(struct relay *r, int *fdp)
 {
-	struct relay_rot *rot = rot_of(r, fdp);
-	int cpu = fdp == &r->out_fd ? -1 :
-		  (int)(((struct relay_cpu *)((char *)fdp -
-		     offsetof(struct relay_cpu, out_fd))) - r->cpus);
+	struct relay_cpu *c = cpu_of(r, fdp);
+	struct relay_rot *rot = c ? &c->rot : &r->rot;
+	int cpu = c ? (int)(c - r->cpus) : -1;
 	int fd;
 
 	if (*fdp >= 0)
