@@ -3597,19 +3597,10 @@ bool emit_probe_lean(struct emitter *em, const struct derived_probe *dp)
 	return dp->lean;
 }
 
-/* No lock to take: the handler touches no global, or its only global
- * is a scalar counter it only adds to (analyze.c).
- */
-static bool no_locks(struct emitter *em, const struct derived_probe *dp)
-{
-	(void)em;
-	return !takes_locks(dp);
-}
-
 /* The handler's globals, taken at its start (none, no code). */
 static void gen_lock(struct emitter *em, const struct derived_probe *dp)
 {
-	if (no_locks(em, dp))
+	if (!takes_locks(dp))
 		return;
 	line(em, "if (!stp_probe_%d_lock())", dp->index);
 	line(em, "\treturn;");
@@ -3622,7 +3613,7 @@ static void gen_lock(struct emitter *em, const struct derived_probe *dp)
  */
 static void gen_unlock(struct emitter *em, const struct derived_probe *dp)
 {
-	if (no_locks(em, dp))
+	if (!takes_locks(dp))
 		return;
 	if (em->lean)
 		line(em, "stp_probe_%d_unlock();", dp->index);
