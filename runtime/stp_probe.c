@@ -173,8 +173,8 @@ void _stp_probe_run_sampled(const struct stp_probe *p, struct pt_regs *regs,
 			    struct kretprobe_instance *ri, const u64 *targs,
 			    int want_state)
 {
-	__stp_probe_run_w(p, p->handler, regs, ri, targs, want_state, 0,
-			  _stp_sample_next(), NULL);
+	_stp_probe_run_timed(p, p->handler, regs, ri, targs, want_state, 0,
+			     NULL);
 }
 
 int _stp_probe_run_timed(const struct stp_probe *p,
