@@ -1,4 +1,5 @@
-/* util.c - arenas, string interning, vectors and small helpers.
+/* util.c - arenas, string interning, hash tables, vectors and small
+ * helpers.
  * Everything here is host-side and single-threaded.
  */
 #define _GNU_SOURCE
@@ -212,6 +213,139 @@ void intern_reset(void)
 	itab.arena = NULL;
 	itab.slots = NULL;
 	itab.cap = itab.count = 0;
+}
+
+/* Hash tables.  The hash is kept in the entry: growing never hashes a
+ * key again, and a probe compares keys only when the hashes agree.
+ */
+#define HTAB_MIN 16
+
+struct htab_ent {
+	const char *key;		/* a string key's bytes */
+	uint64_t k;			/* its length, or the integer key */
+	void *val;
+	uint32_t hash;
+	bool used;
+	bool str;
+};
+
+/* Half of MurmurHash3's 64-bit finalizer: pointers and DIE offsets
+ * differ mostly in their middle bits, which this brings down to the
+ * low ones that pick the slot.
+ */
+static uint32_t hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (uint32_t)x;
+}
+
+/* The entry of the key, or the empty one where it would go. */
+static struct htab_ent *htab_find(const struct htab *h, bool str,
+				  const char *key, uint64_t k, uint32_t hash)
+{
+	size_t mask = h->cap - 1, i = hash & mask;
+	struct htab_ent *e;
+
+	for (;; i = (i + 1) & mask) {
+		e = &h->slots[i];
+		if (!e->used)
+			return e;
+		if (e->hash != hash || e->k != k || e->str != str)
+			continue;
+		if (!str || memcmp(e->key, key, (size_t)k) == 0)
+			return e;
+	}
+}
+
+static void htab_grow(struct htab *h, size_t cap)
+{
+	struct htab_ent *old = h->slots;
+	size_t i, oldcap = h->cap, bytes = cap * sizeof(*old);
+
+	if (h->arena) {
+		h->slots = arena_alloc(h->arena, bytes);
+	} else {
+		h->slots = xmalloc(bytes);
+		memset(h->slots, 0, bytes);
+	}
+	h->cap = cap;
+	for (i = 0; i < oldcap; i++) {
+		struct htab_ent *e;
+
+		if (!old[i].used)
+			continue;
+		e = htab_find(h, old[i].str, old[i].key, old[i].k,
+			      old[i].hash);
+		*e = old[i];
+	}
+	/* an arena keeps the old slots: at most as much again */
+	if (!h->arena)
+		free(old);
+}
+
+void htab_reserve(struct htab *h, size_t n)
+{
+	size_t cap = h->cap ? h->cap : HTAB_MIN;
+
+	while (cap / 2 < n)
+		cap *= 2;
+	if (cap != h->cap)
+		htab_grow(h, cap);
+}
+
+static void **htab_add(struct htab *h, bool str, const char *key,
+		       uint64_t k, uint32_t hash, bool *fresh)
+{
+	struct htab_ent *e;
+
+	if ((h->n + 1) * 2 > h->cap)
+		htab_grow(h, h->cap ? h->cap * 2 : HTAB_MIN);
+	e = htab_find(h, str, key, k, hash);
+	if (fresh)
+		*fresh = !e->used;
+	if (!e->used) {
+		e->key = key;
+		e->k = k;
+		e->hash = hash;
+		e->used = true;
+		e->str = str;
+		h->n++;
+	}
+	return &e->val;
+}
+
+void *htab_get(const struct htab *h, const char *key, size_t n)
+{
+	if (!h->n)
+		return NULL;
+	return htab_find(h, true, key, n, hash_bytes(key, n))->val;
+}
+
+void *htab_iget(const struct htab *h, uint64_t key)
+{
+	if (!h->n)
+		return NULL;
+	return htab_find(h, false, NULL, key, hash_u64(key))->val;
+}
+
+void **htab_slot(struct htab *h, const char *key, size_t n, bool *fresh)
+{
+	return htab_add(h, true, key, n, hash_bytes(key, n), fresh);
+}
+
+void **htab_islot(struct htab *h, uint64_t key, bool *fresh)
+{
+	return htab_add(h, false, NULL, key, hash_u64(key), fresh);
+}
+
+void htab_free(struct htab *h)
+{
+	if (!h->arena)
+		free(h->slots);
+	h->slots = NULL;
+	h->cap = h->n = 0;
 }
 
 static void vec_reserve(struct arena *a, struct vec *v)

@@ -1,4 +1,5 @@
-/* util.h - arenas, interned strings and growable vectors for the translator.
+/* util.h - arenas, interned strings, hash tables and growable vectors
+ * for the translator.
  * Translator memory lives in arenas and is never freed node by node;
  * identifiers are interned so they compare by pointer.
  */
@@ -68,8 +69,48 @@ void sb_c_string(struct strbuf *sb, const char *s);
 bool mkdir_p(const char *path);
 /* qsort/bsearch comparison of two (const char *) elements. */
 int cmp_strp(const void *a, const void *b);
-/* FNV-1a of n bytes, for the hash tables here and in the loaders. */
+/* FNV-1a of n bytes: struct htab's hash of string keys. */
 uint32_t hash_bytes(const char *s, size_t n);
+/* A hash table from string or integer keys to pointers: open
+ * addressing, at most half full, doubling as it grows.  A zeroed
+ * struct htab is an empty table whose slots are malloc'd (htab_free
+ * frees them); with .arena set before the first insertion, they come
+ * from that arena instead and htab_free need not be called.  String
+ * keys are n bytes, not copied: they must outlive the table.  Pointer
+ * keys go in as integers, (uintptr_t)p.  A table has no order: nothing
+ * may iterate over it.
+ */
+struct htab_ent;
+
+struct htab {
+	struct arena *arena;
+	struct htab_ent *slots;
+	size_t cap;			/* a power of two, or 0 */
+	size_t n;			/* keys held */
+};
+
+/* The value of key, NULL when key is absent. */
+void *htab_get(const struct htab *h, const char *key, size_t n);
+void *htab_iget(const struct htab *h, uint64_t key);
+/* Where the value of key lives, the key added with a NULL value when
+ * absent (*fresh then says so, when fresh is not NULL); the pointer is
+ * good until the next insertion, which may move every slot.
+ */
+void **htab_slot(struct htab *h, const char *key, size_t n, bool *fresh);
+void **htab_islot(struct htab *h, uint64_t key, bool *fresh);
+static inline void htab_put(struct htab *h, const char *key, size_t n,
+			    void *val)
+{
+	*htab_slot(h, key, n, NULL) = val;
+}
+static inline void htab_iput(struct htab *h, uint64_t key, void *val)
+{
+	*htab_islot(h, key, NULL) = val;
+}
+/* Room for n keys without growing. */
+void htab_reserve(struct htab *h, size_t n);
+void htab_free(struct htab *h);
+
 /* *err = a malloc'd message for the caller to free (if err is not
  * NULL): how loaders report why they failed.
  */
