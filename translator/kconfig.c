@@ -7,49 +7,18 @@
 #include <string.h>
 #include <stdlib.h>
 
-struct kc_entry {
-	const char *name;		/* "CONFIG_X" */
-	const char *value;		/* NULL when "is not set" */
-};
-
-/* Open addressing; sized once from the line count, never grown. */
+/* Name ("CONFIG_X") to value, NULL when "is not set". */
 struct kconfig {
-	struct kc_entry *slots;
-	size_t mask;
+	struct htab settings;
 };
-
-static uint32_t kc_hash(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-
-	while (n--) {
-		h ^= (unsigned char)*s++;
-		h *= 16777619u;
-	}
-	return h;
-}
-
-static struct kc_entry *kc_slot(const struct kconfig *kc, const char *name,
-				size_t n)
-{
-	size_t i = kc_hash(name, n) & kc->mask;
-
-	while (kc->slots[i].name &&
-	       (strncmp(kc->slots[i].name, name, n) != 0 ||
-		kc->slots[i].name[n] != '\0'))
-		i = (i + 1) & kc->mask;
-	return &kc->slots[i];
-}
 
 static void kc_set(struct arena *a, struct kconfig *kc, const char *name,
 		   size_t n, const char *value)
 {
-	struct kc_entry *e = kc_slot(kc, name, n);
-
-	/* A later line wins, as when kconfig itself reads the file. */
-	if (!e->name)
-		e->name = arena_strndup(a, name, n);
-	e->value = value;
+	/* The key is copied out of the file's text, which is freed.  A
+	 * later line wins, as when kconfig itself reads the file.
+	 */
+	htab_put(&kc->settings, arena_strndup(a, name, n), n, (void *)value);
 }
 
 /* The text of a quoted value: kconfig escapes only '"' and '\'. */
@@ -110,7 +79,7 @@ static void parse_line(struct arena *a, struct kconfig *kc, const char *p,
 struct kconfig *kconfig_load(struct arena *a, const char *path)
 {
 	struct kconfig *kc;
-	size_t len, lines = 1, cap = 64;
+	size_t len, lines = 1;
 	char *text = read_file(path, &len);
 	const char *p, *nl, *end;
 
@@ -119,11 +88,9 @@ struct kconfig *kconfig_load(struct arena *a, const char *path)
 	end = text + len;
 	for (p = text; p < end; p++)
 		lines += *p == '\n';
-	while (cap < lines * 2)
-		cap *= 2;
 	kc = arena_alloc(a, sizeof(*kc));
-	kc->slots = arena_alloc(a, sizeof(*kc->slots) * cap);
-	kc->mask = cap - 1;
+	kc->settings.arena = a;
+	htab_reserve(&kc->settings, lines);
 	for (p = text; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
@@ -138,5 +105,5 @@ const char *kconfig_get(const struct kconfig *kc, const char *name)
 {
 	if (!kc || !name)
 		return NULL;
-	return kc_slot(kc, name, strlen(name))->value;
+	return htab_get(&kc->settings, name, strlen(name));
 }
