@@ -38,18 +38,11 @@ struct tentry {
 	const char **comps;
 };
 
-/* Open addressing from interned pointer to the first tentry. */
-struct pmap {
-	struct arena *arena;
-	const void **keys;
-	struct tentry **vals;
-	size_t cap, count;
-};
-
 struct tapset_index {
 	struct arena *arena;
 	struct vec files;		/* struct tfile * */
-	struct pmap functions, globals, aliases;
+	struct htab functions;		/* interned name -> first tentry */
+	struct htab globals, aliases;	/* the same; aliases by functor 0 */
 	struct vec all_aliases;		/* struct tentry * */
 	struct vec opaque;		/* struct tfile * that use macros */
 	unsigned mark;
@@ -65,79 +58,29 @@ struct seen {
 };
 
 /* ------------------------------------------------------------------ */
-/* Pointer map                                                        */
+/* Name maps                                                          */
 
-static size_t ptr_hash(const void *p)
+static struct tentry *chain_get(const struct htab *m, const char *key)
 {
-	uintptr_t x = (uintptr_t)p;
-
-	x ^= x >> 17;
-	x *= 0xed5ad4bbU;
-	x ^= x >> 11;
-	return (size_t)x;
-}
-
-static size_t pmap_slot(const struct pmap *m, const void *key)
-{
-	size_t j = ptr_hash(key) & (m->cap - 1);
-
-	while (m->keys[j] && m->keys[j] != key)
-		j = (j + 1) & (m->cap - 1);
-	return j;
-}
-
-static void pmap_grow(struct pmap *m)
-{
-	struct pmap n = { .arena = m->arena };
-	size_t i;
-
-	/* the old tables stay in the arena: at most as much again */
-	n.cap = m->cap ? m->cap * 2 : 256;
-	n.keys = arena_alloc(m->arena, n.cap * sizeof(*n.keys));
-	n.vals = arena_alloc(m->arena, n.cap * sizeof(*n.vals));
-	for (i = 0; i < m->cap; i++) {
-		size_t j;
-
-		if (!m->keys[i])
-			continue;
-		j = pmap_slot(&n, m->keys[i]);
-		n.keys[j] = m->keys[i];
-		n.vals[j] = m->vals[i];
-	}
-	n.count = m->count;
-	*m = n;
-}
-
-static struct tentry *pmap_get(const struct pmap *m, const void *key)
-{
-	size_t j;
-
-	if (!m->cap)
-		return NULL;
-	j = pmap_slot(m, key);
-	return m->keys[j] ? m->vals[j] : NULL;
+	return htab_iget(m, (uintptr_t)key);
 }
 
 /* Append e to the chain of key: files are added in search order, and
  * queries answer in that order.
  */
-static void pmap_add(struct pmap *m, const void *key, struct tentry *e)
+static void chain_add(struct htab *m, const char *key, struct tentry *e)
 {
-	size_t j;
+	void **v = htab_islot(m, (uintptr_t)key, NULL);
+	struct tentry *head = *v;
 
-	if ((m->count + 1) * 2 > m->cap)
-		pmap_grow(m);
-	j = pmap_slot(m, key);
 	e->next = NULL;
 	e->tail = e;
-	if (!m->keys[j]) {
-		m->keys[j] = key;
-		m->vals[j] = e;
-		m->count++;
+	if (!head) {
+		*v = e;
 		return;
 	}
-	m->vals[j]->tail->next = e;
-	m->vals[j]->tail = e;
+	head->tail->next = e;
+	head->tail = e;
 }
 
 /* ------------------------------------------------------------------ */
@@ -227,12 +170,12 @@ static const char *qname(const struct qtok *t)
 	return intern_n(t->p, t->len);
 }
 
-static void add_entry(struct scan *sc, struct pmap *m, const char *name)
+static void add_entry(struct scan *sc, struct htab *m, const char *name)
 {
 	struct tentry *e = arena_alloc(sc->ix->arena, sizeof(*e));
 
 	e->file = sc->file;
-	pmap_add(m, name, e);
+	chain_add(m, name, e);
 }
 
 static void end_probe_name(struct scan *sc)
@@ -262,7 +205,7 @@ static void commit_alias_names(struct scan *sc)
 	for (i = 0; i < sc->names.n; i++) {
 		struct tentry *e = vec_get(&sc->names, i);
 
-		pmap_add(&sc->ix->aliases, e->comps[0], e);
+		chain_add(&sc->ix->aliases, e->comps[0], e);
 		vec_push(sc->ix->arena, &sc->ix->all_aliases, e);
 	}
 }
@@ -737,7 +680,7 @@ void tapset_find_function(struct session *s, const char *name,
 {
 	struct tapset_index *ix = tapset_index_build(s);
 
-	collect(s, pmap_get(&ix->functions, intern(name)), out);
+	collect(s, chain_get(&ix->functions, intern(name)), out);
 }
 
 void tapset_find_global(struct session *s, const char *name,
@@ -745,7 +688,7 @@ void tapset_find_global(struct session *s, const char *name,
 {
 	struct tapset_index *ix = tapset_index_build(s);
 
-	collect(s, pmap_get(&ix->globals, intern(name)), out);
+	collect(s, chain_get(&ix->globals, intern(name)), out);
 }
 
 /* Could alias name e match a probe point with these functors, directly,
@@ -784,7 +727,7 @@ void tapset_find_aliases(struct session *s, const char *pattern,
 	}
 	ix->mark++;
 	if (!has_wildcard(pat[0])) {
-		struct tentry *e = pmap_get(&ix->aliases, pat[0]);
+		struct tentry *e = chain_get(&ix->aliases, pat[0]);
 
 		for (; e; e = e->next)
 			if (alias_may_match(e, pat, n))
