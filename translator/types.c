@@ -36,19 +36,11 @@ struct funcinfo {
 	bool embedded_default;		/* unannotated embedded C: long */
 };
 
-/* Facts about declarations, keyed by the declaration's address (the
- * nodes' priv fields may hold another pass's scratch).
- */
-struct infomap {
-	const void **keys;
-	void **vals;
-	size_t cap;			/* a power of two */
-	size_t n;
-};
-
 struct typer {
 	struct session *s;
-	struct infomap map;
+	struct htab map;		/* declaration -> its info: keyed by
+					 * address, as the nodes' priv fields
+					 * may hold another pass's scratch */
 	struct vec funcs;		/* every function met */
 	struct vec vars;		/* every variable met */
 	int changes;			/* slots fixed in this round */
@@ -68,58 +60,17 @@ static void type_stmt(struct typer *t, struct stmt *st);
 
 /* The map */
 
-static size_t info_hash(const void *p, size_t cap)
-{
-	uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h >> 32) & (cap - 1);
-}
-
-static void info_grow(struct infomap *m)
-{
-	struct infomap old = *m;
-	size_t i, j;
-
-	m->cap = old.cap ? old.cap * 2 : 256;
-	m->keys = calloc(m->cap, sizeof(*m->keys));
-	m->vals = calloc(m->cap, sizeof(*m->vals));
-	if (!m->keys || !m->vals)
-		abort();
-	for (i = 0; i < old.cap; i++) {
-		if (!old.keys[i])
-			continue;
-		for (j = info_hash(old.keys[i], m->cap); m->keys[j];
-		     j = (j + 1) & (m->cap - 1))
-			;
-		m->keys[j] = old.keys[i];
-		m->vals[j] = old.vals[i];
-	}
-	free(old.keys);
-	free(old.vals);
-}
-
 /* The info of key, made (zeroed, size bytes) on first use; *fresh
  * says whether it was.
  */
 static void *info_get(struct typer *t, const void *key, size_t size,
 		      bool *fresh)
 {
-	struct infomap *m = &t->map;
-	size_t j;
+	void **v = htab_islot(&t->map, (uintptr_t)key, fresh);
 
-	if (2 * (m->n + 1) > m->cap)
-		info_grow(m);
-	for (j = info_hash(key, m->cap); m->keys[j];
-	     j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == key) {
-			*fresh = false;
-			return m->vals[j];
-		}
-	m->keys[j] = key;
-	m->vals[j] = arena_alloc(t->s->arena, size);
-	m->n++;
-	*fresh = true;
-	return m->vals[j];
+	if (*fresh)
+		*v = arena_alloc(t->s->arena, size);
+	return *v;
 }
 
 static struct varinfo *var_info(struct typer *t, struct vardecl *v)
@@ -1147,7 +1098,6 @@ int elab_types(struct session *s)
 	t.report = true;
 	type_round(&t);
 	report_unresolved(&t);
-	free(t.map.keys);
-	free(t.map.vals);
+	htab_free(&t.map);
 	return s->errors > errors ? -1 : 0;
 }
