@@ -87,19 +87,6 @@ struct macro {
 	int nbody;
 };
 
-/* A small string-keyed hash table in a file's arena. */
-struct smap_ent {
-	const char *s;
-	size_t len;
-	void *val;
-};
-
-struct smap {
-	struct smap_ent *slots;
-	size_t cap;
-	size_t count;
-};
-
 #define MAX_COND 64
 
 /* #if nesting: live is whether this group's text is read; done, that
@@ -123,8 +110,9 @@ struct tpfile {
 	bool bol;
 	struct tok *pending;	/* read before the lexer's tokens */
 	struct tok *eof;
-	struct smap macros;
-	struct smap owned;		/* names the file #defines anywhere */
+	struct htab macros;		/* name -> struct macro; NULL once
+					 * #undef'd */
+	struct htab owned;		/* names the file #defines anywhere */
 	struct cond conds[MAX_COND];
 	int ncond;
 	int overflow;			/* #if levels past MAX_COND */
@@ -153,52 +141,6 @@ static void warn(struct tpfile *f, int line, const char *fmt, ...)
 	va_end(ap);
 	vec_push(c->arena, &c->warnings,
 		 arena_printf(c->arena, "%s:%d: %s", f->rel, line, msg));
-}
-
-static struct smap_ent *smap_slot(const struct smap *m, const char *s,
-				  size_t n)
-{
-	size_t i = hash_bytes(s, n) & (m->cap - 1);
-
-	while (m->slots[i].s &&
-	       (m->slots[i].len != n || memcmp(m->slots[i].s, s, n)))
-		i = (i + 1) & (m->cap - 1);
-	return &m->slots[i];
-}
-
-static void *smap_get(const struct smap *m, const char *s, size_t n)
-{
-	return m->cap ? smap_slot(m, s, n)->val : NULL;
-}
-
-static void smap_grow(struct arena *a, struct smap *m)
-{
-	struct smap old = *m;
-	size_t i;
-
-	m->cap = old.cap ? old.cap * 2 : 64;
-	m->slots = arena_alloc(a, sizeof(*m->slots) * m->cap);
-	for (i = 0; i < old.cap; i++)
-		if (old.slots[i].s)
-			*smap_slot(m, old.slots[i].s, old.slots[i].len) =
-				old.slots[i];
-}
-
-/* Keys stay in the table once put; a NULL value is how #undef removes. */
-static void smap_put(struct arena *a, struct smap *m, const char *s,
-		     size_t n, void *val)
-{
-	struct smap_ent *e;
-
-	if ((m->count + 1) * 2 > m->cap)
-		smap_grow(a, m);
-	e = smap_slot(m, s, n);
-	if (!e->s) {
-		e->s = s;
-		e->len = n;
-		m->count++;
-	}
-	e->val = val;
 }
 
 static bool tok_is(const struct tok *t, const char *s)
@@ -437,7 +379,7 @@ static void scan_owned(struct tpfile *f)
 				for (s = p; p < end && is_ident_char(*p); p++)
 					;
 				if (p > s)
-					smap_put(f->a, &f->owned, s,
+					htab_put(&f->owned, s,
 						 (size_t)(p - s), f);
 			}
 		}
@@ -451,7 +393,7 @@ static void scan_owned(struct tpfile *f)
 
 static struct macro *find_macro(struct tpfile *f, const struct tok *t)
 {
-	return smap_get(&f->macros, t->s, t->len);
+	return htab_get(&f->macros, t->s, t->len);
 }
 
 /* params: "(a, b)", "(a, ...)" with __VA_ARGS__, or GNU "(a, rest...)". */
@@ -517,7 +459,7 @@ static void do_define(struct tpfile *f, int line)
 	read_line(f, &body);
 	m->body = (struct tok **)body.items;
 	m->nbody = body.n;
-	smap_put(f->a, &f->macros, name.s, name.len, m);
+	htab_put(&f->macros, name.s, name.len, m);
 }
 
 static void do_undef(struct tpfile *f)
@@ -525,8 +467,8 @@ static void do_undef(struct tpfile *f)
 	struct tok name;
 
 	lex(f, &name, true);
-	if (name.kind == T_IDENT && smap_get(&f->macros, name.s, name.len))
-		smap_put(f->a, &f->macros, name.s, name.len, NULL);
+	if (name.kind == T_IDENT && htab_get(&f->macros, name.s, name.len))
+		htab_put(&f->macros, name.s, name.len, NULL);
 	if (name.kind != T_EOL)
 		skip_line(f);
 }
@@ -626,7 +568,7 @@ static struct val defined_value(struct tpfile *f, const struct tok *t)
 	e = env_value(t);
 	if (e >= 0)
 		return known(e);
-	if (smap_get(&f->owned, t->s, t->len))
+	if (htab_get(&f->owned, t->s, t->len))
 		return known(0);
 	return unknown;
 }
@@ -731,7 +673,7 @@ static struct val ex_ident(struct expr *e, struct tok *t)
 	v = env_value(t);
 	if (v >= 0)
 		return known(v);
-	return smap_get(&e->f->owned, t->s, t->len) ? known(0) : unknown;
+	return htab_get(&e->f->owned, t->s, t->len) ? known(0) : unknown;
 }
 
 /* primary: number | ident | '(' cond ')' | unary-op primary */
@@ -1800,6 +1742,7 @@ static void read_header(struct loader *ld, const char *dir, const char *rel)
 	memset(&f, 0, sizeof(f));
 	f.ld = ld;
 	f.a = arena_new();
+	f.macros.arena = f.owned.arena = f.a;
 	f.rel = rel;
 	len = splice_lines(text, len);
 	f.p = text;
