@@ -27,138 +27,6 @@
 #include <unistd.h>
 
 
-/* ------------------------------------------------------- hash tables */
-
-/* Open addressing, at most half full.  Keys are DIE offsets + 1 (0 marks
- * an empty slot) in one, (kind, string) pairs in the other.
- */
-struct u64map_slot {
-	uint64_t key;
-	void *val;
-};
-
-struct u64map {
-	struct u64map_slot *slots;
-	size_t cap, n;
-};
-
-struct smap_slot {
-	const char *key;
-	uint32_t kind;
-	uint64_t val;
-};
-
-struct smap {
-	struct smap_slot *slots;
-	size_t cap, n;
-};
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t str_hash(uint32_t kind, const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL ^ kind;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return mix64(h);
-}
-
-static void u64map_grow(struct u64map *m)
-{
-	struct u64map_slot *old = m->slots;
-	size_t i, oldcap = m->cap;
-
-	m->cap = oldcap ? oldcap * 2 : 1024;
-	m->slots = xmalloc(m->cap * sizeof(*m->slots));
-	memset(m->slots, 0, m->cap * sizeof(*m->slots));
-	for (i = 0; i < oldcap; i++) {
-		size_t h;
-
-		if (!old[i].key)
-			continue;
-		h = mix64(old[i].key) & (m->cap - 1);
-		while (m->slots[h].key)
-			h = (h + 1) & (m->cap - 1);
-		m->slots[h] = old[i];
-	}
-	free(old);
-}
-
-/* The slot of key: its value, or an empty slot to fill in. */
-static struct u64map_slot *u64map_slot(struct u64map *m, uint64_t key)
-{
-	size_t h;
-
-	if ((m->n + 1) * 2 > m->cap)
-		u64map_grow(m);
-	key++;
-	h = mix64(key) & (m->cap - 1);
-	while (m->slots[h].key && m->slots[h].key != key)
-		h = (h + 1) & (m->cap - 1);
-	return &m->slots[h];
-}
-
-static void *u64map_get(struct u64map *m, uint64_t key)
-{
-	return u64map_slot(m, key)->val;
-}
-
-static void u64map_put(struct u64map *m, uint64_t key, void *val)
-{
-	struct u64map_slot *s = u64map_slot(m, key);
-
-	if (!s->key) {
-		s->key = key + 1;
-		m->n++;
-	}
-	s->val = val;
-}
-
-static void smap_grow(struct smap *m)
-{
-	struct smap_slot *old = m->slots;
-	size_t i, oldcap = m->cap;
-
-	m->cap = oldcap ? oldcap * 2 : 1024;
-	m->slots = xmalloc(m->cap * sizeof(*m->slots));
-	memset(m->slots, 0, m->cap * sizeof(*m->slots));
-	for (i = 0; i < oldcap; i++) {
-		size_t h;
-
-		if (!old[i].key)
-			continue;
-		h = str_hash(old[i].kind, old[i].key) & (m->cap - 1);
-		while (m->slots[h].key)
-			h = (h + 1) & (m->cap - 1);
-		m->slots[h] = old[i];
-	}
-	free(old);
-}
-
-/* The slot of (kind, key); an empty one (key NULL) is the caller's to
- * fill with a key that outlives the map, and to count in m->n.
- */
-static struct smap_slot *smap_slot(struct smap *m, uint32_t kind,
-				   const char *key)
-{
-	size_t h;
-
-	if ((m->n + 1) * 2 > m->cap)
-		smap_grow(m);
-	h = str_hash(kind, key) & (m->cap - 1);
-	while (m->slots[h].key && (m->slots[h].kind != kind ||
-				   strcmp(m->slots[h].key, key)))
-		h = (h + 1) & (m->cap - 1);
-	return &m->slots[h];
-}
-
 /* ----------------------------------------------------------- handles */
 
 enum ix_kind {
@@ -226,8 +94,8 @@ struct kdwarf {
 	char *strtab;
 	size_t strsize;
 
-	struct u64map types;	/* DIE offset -> struct ktype */
-	struct smap canon;	/* structural key -> struct ktype */
+	struct htab types;	/* DIE offset -> struct ktype */
+	struct htab canon;	/* structural key -> struct ktype */
 	struct ktype void_type;
 
 	bool syms_loaded;
@@ -285,21 +153,21 @@ struct ix_build {
 	struct ix_ent *ents;
 	size_t n, cap;
 	struct strbuf strs;
-	struct smap names;	/* string -> offset in strs */
-	struct smap types;	/* (kind, name) -> entry index */
+	struct htab names;	/* string -> offset in strs */
+	struct htab types[IX_NKINDS];	/* name -> entry index */
 };
 
 static uint32_t ixb_str(struct ix_build *b, const char *s)
 {
-	struct smap_slot *slot = smap_slot(&b->names, 0, s);
+	size_t n = strlen(s);
+	bool fresh;
+	void **v = htab_slot(&b->names, s, n, &fresh);
 
-	if (!slot->key) {
-		slot->key = s;	/* in .debug_str: lives as long as d->dw */
-		slot->val = b->strs.len;
-		b->names.n++;
-		sb_putn(&b->strs, s, strlen(s) + 1);
+	if (fresh) {	/* s is in .debug_str: it lives as long as d->dw */
+		*v = (void *)(uintptr_t)b->strs.len;
+		sb_putn(&b->strs, s, n + 1);
 	}
-	return (uint32_t)slot->val;
+	return (uint32_t)(uintptr_t)*v;
 }
 
 static void ixb_add(struct ix_build *b, uint32_t kind, const char *name,
@@ -322,21 +190,23 @@ static void ixb_type(struct ix_build *b, uint32_t kind, Dwarf_Die *die)
 {
 	const char *name = dwarf_diename(die);
 	bool decl = die_flag(die, DW_AT_declaration);
-	struct smap_slot *slot;
+	bool fresh;
+	void **v;
+	size_t i;
 
 	if (!name)
 		return;
-	slot = smap_slot(&b->types, kind, name);
-	if (!slot->key) {
-		slot->key = name;
-		slot->kind = kind;
-		slot->val = b->n;
-		b->types.n++;
+	v = htab_slot(&b->types[kind], name, strlen(name), &fresh);
+	if (fresh) {
+		*v = (void *)(uintptr_t)b->n;
 		ixb_add(b, kind | (decl ? IX_DECL : 0), name,
 			dwarf_dieoffset(die));
-	} else if (!decl && (b->ents[slot->val].kind & IX_DECL)) {
-		b->ents[slot->val].kind = kind;
-		b->ents[slot->val].die = dwarf_dieoffset(die);
+		return;
+	}
+	i = (size_t)(uintptr_t)*v;
+	if (!decl && (b->ents[i].kind & IX_DECL)) {
+		b->ents[i].kind = kind;
+		b->ents[i].die = dwarf_dieoffset(die);
 	}
 }
 
@@ -454,6 +324,7 @@ static void ix_build(struct kdwarf *d)
 	Dwarf_Die cudie, die;
 	Dwarf_Half ver;
 	uint8_t ut;
+	int i;
 
 	memset(&b, 0, sizeof(b));
 	b.d = d;
@@ -471,8 +342,9 @@ static void ix_build(struct kdwarf *d)
 			ixb_die(&b, &die);
 		while (dwarf_siblingof(&die, &die) == 0);
 	}
-	free(b.names.slots);
-	free(b.types.slots);
+	htab_free(&b.names);
+	for (i = 0; i < IX_NKINDS; i++)
+		htab_free(&b.types[i]);
 	if (!b.strs.buf)
 		sb_putc(&b.strs, '\0');
 	if (b.n)
@@ -921,20 +793,16 @@ static const struct ktype *kt_of(struct kdwarf *d, Dwarf_Die *die)
 
 static struct ktype *kt_canon_find(struct kdwarf *d, const char *key)
 {
-	struct smap_slot *s = smap_slot(&d->canon, 0, key);
-
-	return s->key ? (struct ktype *)(uintptr_t)s->val : NULL;
+	return htab_get(&d->canon, key, strlen(key));
 }
 
 /* A new type known by key from now on. */
 static struct ktype *kt_canon_add(struct kdwarf *d, const char *key)
 {
-	struct smap_slot *s = smap_slot(&d->canon, 0, key);
 	struct ktype *t = arena_alloc(d->arena, sizeof(*t));
 
-	s->key = arena_strdup(d->arena, key);
-	s->val = (uintptr_t)t;
-	d->canon.n++;
+	key = arena_strdup(d->arena, key);
+	htab_put(&d->canon, key, strlen(key), t);
 	t->src = &d->src;
 	return t;
 }
@@ -1305,12 +1173,12 @@ static const struct ktype *kt_make(struct kdwarf *d, Dwarf_Die *die)
 static const struct ktype *kt_get(struct kdwarf *d, Dwarf_Die *die)
 {
 	Dwarf_Off off = dwarf_dieoffset(die);
-	const struct ktype *t = u64map_get(&d->types, off);
+	const struct ktype *t = htab_iget(&d->types, off);
 
 	if (t)
 		return t;
 	t = kt_make(d, die);
-	u64map_put(&d->types, off, (void *)t);
+	htab_iput(&d->types, off, (void *)t);
 	return t;
 }
 
@@ -3491,8 +3359,8 @@ void kdwarf_free(struct kdwarf *d)
 		free(d->ents);
 		free(d->strtab);
 	}
-	free(d->types.slots);
-	free(d->canon.slots);
+	htab_free(&d->types);
+	htab_free(&d->canon);
 	free(d->funcs.syms);
 	free(d->funcs.by_name);
 	free(d->objs.syms);
