@@ -135,14 +135,6 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 	return p;
 }
 
-/* Interning: an open-addressing hash table of strings in a private arena. */
-static struct {
-	struct arena *arena;
-	const char **slots;
-	size_t cap;
-	size_t count;
-} itab;
-
 uint32_t hash_bytes(const char *s, size_t n)
 {
 	uint32_t h = 2166136261u;
@@ -152,67 +144,6 @@ uint32_t hash_bytes(const char *s, size_t n)
 		h *= 16777619u;
 	}
 	return h;
-}
-
-static void intern_grow(void)
-{
-	size_t ncap = itab.cap ? itab.cap * 2 : 4096;
-	const char **ns = calloc(ncap, sizeof(*ns));
-	size_t i;
-
-	if (!ns) {
-		fputs("stap: out of memory\n", stderr);
-		exit(1);
-	}
-	for (i = 0; i < itab.cap; i++) {
-		const char *s = itab.slots[i];
-		size_t j;
-
-		if (!s)
-			continue;
-		j = hash_bytes(s, strlen(s)) & (ncap - 1);
-		while (ns[j])
-			j = (j + 1) & (ncap - 1);
-		ns[j] = s;
-	}
-	free(itab.slots);
-	itab.slots = ns;
-	itab.cap = ncap;
-}
-
-const char *intern_n(const char *s, size_t n)
-{
-	size_t j;
-
-	if (!itab.arena)
-		itab.arena = arena_new();
-	if ((itab.count + 1) * 2 > itab.cap)
-		intern_grow();
-	j = hash_bytes(s, n) & (itab.cap - 1);
-	while (itab.slots[j]) {
-		const char *t = itab.slots[j];
-
-		if (strncmp(t, s, n) == 0 && t[n] == '\0')
-			return t;
-		j = (j + 1) & (itab.cap - 1);
-	}
-	itab.slots[j] = arena_strndup(itab.arena, s, n);
-	itab.count++;
-	return itab.slots[j];
-}
-
-const char *intern(const char *s)
-{
-	return intern_n(s, strlen(s));
-}
-
-void intern_reset(void)
-{
-	arena_free(itab.arena);
-	free(itab.slots);
-	itab.arena = NULL;
-	itab.slots = NULL;
-	itab.cap = itab.count = 0;
 }
 
 /* Hash tables.  The hash is kept in the entry: growing never hashes a
@@ -346,6 +277,42 @@ void htab_free(struct htab *h)
 		free(h->slots);
 	h->slots = NULL;
 	h->cap = h->n = 0;
+}
+
+/* Interning: the strings in a private arena, found through a table
+ * whose keys and values are those copies.
+ */
+static struct {
+	struct arena *arena;
+	struct htab strs;
+} itab;
+
+const char *intern_n(const char *s, size_t n)
+{
+	char *t;
+
+	if (!itab.arena) {
+		itab.arena = arena_new();
+		htab_reserve(&itab.strs, 2048);
+	}
+	t = htab_get(&itab.strs, s, n);
+	if (t)
+		return t;
+	t = arena_strndup(itab.arena, s, n);
+	htab_put(&itab.strs, t, n, t);
+	return t;
+}
+
+const char *intern(const char *s)
+{
+	return intern_n(s, strlen(s));
+}
+
+void intern_reset(void)
+{
+	arena_free(itab.arena);
+	htab_free(&itab.strs);
+	itab.arena = NULL;
 }
 
 static void vec_reserve(struct arena *a, struct vec *v)
