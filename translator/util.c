@@ -172,9 +172,12 @@ static uint32_t hash_u64(uint64_t x)
 	return (uint32_t)x;
 }
 
-/* The entry of the key, or the empty one where it would go. */
-static struct htab_ent *htab_find(const struct htab *h, bool str,
-				  const char *key, uint64_t k, uint32_t hash)
+/* The entry of the key, or the empty one where it would go.  Inline:
+ * interning calls it for every identifier of every file read.
+ */
+static inline __attribute__((always_inline)) struct htab_ent *
+htab_find(const struct htab *h, bool str, const char *key, uint64_t k,
+	  uint32_t hash)
 {
 	size_t mask = h->cap - 1, i = hash & mask;
 	struct htab_ent *e;
@@ -193,13 +196,14 @@ static struct htab_ent *htab_find(const struct htab *h, bool str,
 static void htab_grow(struct htab *h, size_t cap)
 {
 	struct htab_ent *old = h->slots;
-	size_t i, oldcap = h->cap, bytes = cap * sizeof(*old);
+	size_t i, oldcap = h->cap;
 
-	if (h->arena) {
-		h->slots = arena_alloc(h->arena, bytes);
-	} else {
-		h->slots = xmalloc(bytes);
-		memset(h->slots, 0, bytes);
+	/* calloc: fresh pages of a big table need no clearing */
+	h->slots = h->arena ? arena_alloc(h->arena, cap * sizeof(*old)) :
+		   calloc(cap, sizeof(*old));
+	if (!h->slots) {
+		fputs("stap: out of memory\n", stderr);
+		exit(1);
 	}
 	h->cap = cap;
 	for (i = 0; i < oldcap; i++) {
@@ -226,8 +230,10 @@ void htab_reserve(struct htab *h, size_t n)
 		htab_grow(h, cap);
 }
 
-static void **htab_add(struct htab *h, bool str, const char *key,
-		       uint64_t k, uint32_t hash, bool *fresh)
+/* The entry of the key, added (with a NULL value) when absent. */
+static inline __attribute__((always_inline)) struct htab_ent *
+htab_add(struct htab *h, bool str, const char *key, uint64_t k, uint32_t hash,
+	 bool *fresh)
 {
 	struct htab_ent *e;
 
@@ -244,7 +250,7 @@ static void **htab_add(struct htab *h, bool str, const char *key,
 		e->str = str;
 		h->n++;
 	}
-	return &e->val;
+	return e;
 }
 
 void *htab_get(const struct htab *h, const char *key, size_t n)
@@ -263,12 +269,12 @@ void *htab_iget(const struct htab *h, uint64_t key)
 
 void **htab_slot(struct htab *h, const char *key, size_t n, bool *fresh)
 {
-	return htab_add(h, true, key, n, hash_bytes(key, n), fresh);
+	return &htab_add(h, true, key, n, hash_bytes(key, n), fresh)->val;
 }
 
 void **htab_islot(struct htab *h, uint64_t key, bool *fresh)
 {
-	return htab_add(h, false, NULL, key, hash_u64(key), fresh);
+	return &htab_add(h, false, NULL, key, hash_u64(key), fresh)->val;
 }
 
 void htab_free(struct htab *h)
@@ -289,18 +295,18 @@ static struct {
 
 const char *intern_n(const char *s, size_t n)
 {
-	char *t;
+	struct htab_ent *e;
+	bool fresh;
 
 	if (!itab.arena) {
 		itab.arena = arena_new();
 		htab_reserve(&itab.strs, 2048);
 	}
-	t = htab_get(&itab.strs, s, n);
-	if (t)
-		return t;
-	t = arena_strndup(itab.arena, s, n);
-	htab_put(&itab.strs, t, n, t);
-	return t;
+	/* one lookup: a new entry's key becomes the copy it returns */
+	e = htab_add(&itab.strs, true, s, n, hash_bytes(s, n), &fresh);
+	if (fresh)
+		e->key = e->val = arena_strndup(itab.arena, s, n);
+	return e->val;
 }
 
 const char *intern(const char *s)
