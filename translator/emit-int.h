@@ -1,0 +1,103 @@
+/* emit-int.h - what the files of pass 3 share (emit.c, emit-target.c):
+ * the emitter's state, the body being written, and the few generators
+ * one file calls in another.  Private to the emitter; providers see
+ * emit.h only.
+ */
+#ifndef TAPIR_EMIT_INT_H
+#define TAPIR_EMIT_INT_H
+
+#include "emit.h"
+#include "limit.h"
+
+/* The body being generated: a probe handler or a script function. */
+struct body {
+	const char *cname;		/* C function name */
+	const char *locals_type;	/* struct name of its locals */
+	struct vec *locals;		/* struct vardecl * */
+	struct vec *params;		/* functions only */
+	struct func *func;		/* NULL for probes */
+	struct strbuf text;		/* the C function */
+	int tmp_next, tmp_floor, tmp_max;
+	int label_seq;
+	const char *err_label;
+	bool uses_out;
+	bool uses_locals;		/* reads or writes its frame, l */
+	bool maybe_locals;		/* ... its embedded C may not */
+	size_t locals_at;		/* where l is declared, when it is */
+	const struct stmt *tail;	/* a return that ends the function */
+	struct vec iterating;		/* stat arrays of enclosing foreach */
+};
+
+struct emitter {
+	struct session *s;
+	const char *module;
+	struct strbuf decls, start, stop;
+	struct vec bodies;		/* struct body * */
+	struct vec regexes;		/* const char * patterns */
+	struct vec begins;		/* derived probes by kind */
+	struct vec ends;
+	struct vec errors;
+	struct body *b;			/* current body */
+	int depth;			/* indentation */
+	int nerrors;
+	struct limits lim;		/* -D limits, checked (limit.c) */
+	long long nesting;		/* MAXNESTING the module gets */
+	int actions;			/* statements run, not yet charged */
+	bool lean;			/* generating a lean handler copy */
+	bool borrow;			/* the call next generated may give
+					 * its callee's string slot itself */
+	const struct derived_probe *dp;	/* the probe being generated */
+	int tvar;			/* target temporaries, numbered */
+	bool uread;			/* target reads are of user memory */
+	struct strbuf entry_decls;	/* .return entry handlers' data */
+	struct vec groups;		/* struct group *: emit_group families */
+	struct strbuf *gstart, *gstop;	/* a family's emit_group output */
+	struct strbuf gstarts, gfail, gstops;
+	struct vec shared;		/* struct shared *: handler keys */
+	struct strbuf share_defs;	/* probes that run another's handler */
+	struct strbuf lit_tables;	/* literals of shared handlers */
+	const char **lits_of;		/* per probe: its literal table */
+};
+
+/* emit.c: expressions and their run-time errors */
+void gen_expr(struct emitter *em, struct strbuf *o, const struct expr *e);
+/* "identifier 'x' at file:line:col", as run-time errors quote it. */
+const char *where(struct emitter *em, const struct expr *e);
+/* A fresh string temporary of the current body. */
+const char *new_tmp(struct emitter *em);
+/* The jump that abandons the handler (or enters the catch block). */
+const char *fail_jump(struct emitter *em);
+/* x OP y on C operands already evaluated, for the operators of op=. */
+void gen_arith(struct strbuf *o, const char *op, const char *x,
+	       const char *y);
+bool is_divide(const char *op);
+/* The run-time error of y == 0 as the divisor of near. */
+void gen_zero_check(struct emitter *em, struct strbuf *o,
+		    const char *y, const struct expr *near);
+
+/* emit-target.c: target variables */
+/* A register, $return, a tracepoint argument or a constant: read as it
+ * is, it cannot fail; target_simple_text is its C, an int64_t.
+ */
+bool target_simple(const struct expr *e);
+const char *target_simple_text(struct emitter *em, const struct expr *e);
+/* A fault-safe read of the target expression e. */
+void gen_target(struct emitter *em, struct strbuf *o, const struct expr *e);
+/* lv = value_var, or lv's own OP= / ++ (false when not a target in
+ * memory, which the caller then writes as a load and a store).
+ */
+void gen_target_store(struct emitter *em, struct strbuf *o,
+		      const struct expr *lv, const char *value_var);
+bool gen_target_rmw(struct emitter *em, struct strbuf *o,
+		    const struct expr *e);
+/* A construct pass 3 cannot write yet: an error, and "0" for C. */
+void gen_target_unsupported(struct emitter *em, struct strbuf *o,
+			    const struct expr *e, const char *what);
+/* Where dp's values saved at entry are, from the context c; a value
+ * saved there, read in the .return handler.
+ */
+const char *entry_data(const struct derived_probe *dp);
+void gen_entry_slot(struct emitter *em, struct strbuf *o,
+		    const struct expr *e);
+
+#endif
