@@ -1,4 +1,4 @@
-/* emit-int.h - what the files of pass 3 share (emit.c, emit-target.c):
+/* emit-int.h - what the files of pass 3 share (emit*.c):
  * the emitter's state, the body being written, and the few generators
  * one file calls in another.  Private to the emitter; providers see
  * emit.h only.
@@ -59,6 +59,16 @@ struct emitter {
 	const char **lits_of;		/* per probe: its literal table */
 };
 
+static inline bool is_stat_var(const struct vardecl *v)
+{
+	return v->type == TY_STATS;
+}
+
+static inline bool is_array(const struct vardecl *v)
+{
+	return v->arity > 0;
+}
+
 /* emit.c: expressions and their run-time errors */
 void gen_expr(struct emitter *em, struct strbuf *o, const struct expr *e);
 /* "identifier 'x' at file:line:col", as run-time errors quote it. */
@@ -74,6 +84,29 @@ bool is_divide(const char *op);
 /* The run-time error of y == 0 as the divisor of near. */
 void gen_zero_check(struct emitter *em, struct strbuf *o,
 		    const char *y, const struct expr *near);
+
+/* A number as C: an int64_t literal. */
+void gen_num(struct strbuf *o, int64_t v);
+/* A long global only ever added to (analyze.c): per CPU when an array. */
+bool is_counter(const struct vardecl *v);
+/* Whether dp's handler takes locks on globals. */
+bool takes_locks(const struct derived_probe *dp);
+/* Whether a handler reads the last =~ match (matched(), ngroups()). */
+bool uses_submatch(const struct emitter *em);
+/* Whether the end of the run prints anything of its own. */
+bool has_final_print(const struct emitter *em);
+
+/* emit-decl.c: the module's declarations */
+/* Each global's C name, g_NAME (g_NAME_I when two clash), in v->priv. */
+void name_globals(struct emitter *em);
+/* The locals struct of every body and the unions of them. */
+void gen_locals_unions(struct emitter *em, struct strbuf *o);
+void gen_global_decls(struct emitter *em, struct strbuf *o);
+void gen_prototypes(struct emitter *em, struct strbuf *o);
+/* stp_globals_init(), which allocates the maps, statistics and
+ * regular expressions, and stp_globals_free().
+ */
+void gen_globals_init(struct emitter *em, struct strbuf *o);
 
 /* emit-target.c: target variables */
 /* A register, $return, a tracepoint argument or a constant: read as it
