@@ -93,8 +93,6 @@ bool is_counter(const struct vardecl *v);
 bool takes_locks(const struct derived_probe *dp);
 /* Whether a handler reads the last =~ match (matched(), ngroups()). */
 bool uses_submatch(const struct emitter *em);
-/* Whether the end of the run prints anything of its own. */
-bool has_final_print(const struct emitter *em);
 
 /* emit-decl.c: the module's declarations */
 /* Each global's C name, g_NAME (g_NAME_I when two clash), in v->priv. */
@@ -107,6 +105,14 @@ void gen_prototypes(struct emitter *em, struct strbuf *o);
  * regular expressions, and stp_globals_free().
  */
 void gen_globals_init(struct emitter *em, struct strbuf *o);
+
+/* emit-final.c: the printing at the end of the run */
+/* Whether the end of the run prints anything of its own: then
+ * gen_final_print writes stp_final_print(), which stp_probes_stop
+ * calls after the end probes.
+ */
+bool has_final_print(const struct emitter *em);
+void gen_final_print(struct emitter *em, struct strbuf *o);
 
 /* emit-target.c: target variables */
 /* A register, $return, a tracepoint argument or a constant: read as it
