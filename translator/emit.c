@@ -2985,16 +2985,8 @@ static void run_list(struct strbuf *o, const struct vec *v,
 
 static const char *probe_type_of(const struct derived_probe *dp)
 {
-	const char *n = dp->prov ? dp->prov->name : "";
-
 	if (dp->prov && dp->prov->probe_type)
 		return dp->prov->probe_type(dp);
-	if (!strcmp(n, "begin"))
-		return "STP_PROBE_BEGIN";
-	if (!strcmp(n, "end"))
-		return "STP_PROBE_END";
-	if (!strcmp(n, "error"))
-		return "STP_PROBE_ERROR";
 	return "STP_PROBE_BEGIN";
 }
 
@@ -3057,19 +3049,28 @@ static void gen_group_start(struct emitter *em, struct strbuf *o,
 	free(stops);
 }
 
+/* The provider says which probes the emitter runs itself (begin, end,
+ * error: from stp_probes_start and stp_probes_stop; never: not at
+ * all); the others register through its hooks.
+ */
 static void classify_probe(struct emitter *em, struct derived_probe *dp)
 {
-	const char *n = dp->prov ? dp->prov->name : "";
-
-	if (!strcmp(n, "begin"))
+	switch (dp->prov ? dp->prov->run : PROV_RUN_HOOKS) {
+	case PROV_RUN_BEGIN:
 		vec_push(em->s->arena, &em->begins, dp);
-	else if (!strcmp(n, "end"))
+		return;
+	case PROV_RUN_END:
 		vec_push(em->s->arena, &em->ends, dp);
-	else if (!strcmp(n, "error"))
+		return;
+	case PROV_RUN_ERROR:
 		vec_push(em->s->arena, &em->errors, dp);
-	else if (!strcmp(n, "never"))
-		;
-	else if (dp->prov && dp->prov->emit_group)
+		return;
+	case PROV_RUN_NEVER:
+		return;
+	case PROV_RUN_HOOKS:
+		break;
+	}
+	if (dp->prov && dp->prov->emit_group)
 		group_add(em, dp);
 	else if (dp->prov && dp->prov->emit)
 		dp->prov->emit(em, dp);
