@@ -6,7 +6,6 @@
  * at init with their release.
  */
 #include "emit-int.h"
-#include "analyze.h"
 
 #include <inttypes.h>
 #include <string.h>
