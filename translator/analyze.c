@@ -2,7 +2,7 @@
  * tree before any of it is written: counters, the globals each probe
  * locks (through the functions it calls), call depth and recursion,
  * lean handlers, run flags and written-only globals.  The results go
- * on the tree; emit.c reads them and -p2 -v prints them.
+ * on the tree; pass 3 (emit*.c) reads them and -p2 -v prints them.
  */
 #include "analyze.h"
 

@@ -26,7 +26,7 @@ struct limits {
 bool limit_get(struct session *s, struct limits *lim);
 
 /* Bytes of a locals struct of the generated module with nlong int64_t
- * and nstr MAXSTRINGLEN members (emit.c gen_locals_struct).
+ * and nstr MAXSTRINGLEN members (emit-decl.c gen_locals_struct).
  */
 unsigned long long limit_locals_bytes(const struct limits *lim, int nlong,
 				       int nstr);

@@ -47,6 +47,18 @@ struct prov_ctx {
 	struct strbuf *why;
 };
 
+/* How pass 3 runs the probes of a family: most register a mechanism
+ * through their emit or emit_group hook; the session's own events are
+ * run by the emitter from stp_probes_start and stp_probes_stop.
+ */
+enum prov_run {
+	PROV_RUN_HOOKS,		/* registered by emit or emit_group */
+	PROV_RUN_BEGIN,		/* at start, before the others are armed */
+	PROV_RUN_END,		/* at stop, unless the session failed */
+	PROV_RUN_ERROR,		/* at stop, when the session failed */
+	PROV_RUN_NEVER,		/* not at all: only type-checked */
+};
+
 struct provider {
 	const char *name;
 	/* NULL-terminated shapes: components joined by '.', "(n)" for a
@@ -103,11 +115,15 @@ struct provider {
 	void (*emit_group)(struct emitter *em, struct vec *dps);
 	/* Pass 3: the declarations of dp's mechanism (emit_out(EMIT_DECLS))
 	 * and its registration and teardown (EMIT_START, EMIT_STOP).  NULL
-	 * for begin/end/error/never, which the emitter runs itself.
+	 * for the families the emitter runs itself (run below).
 	 */
 	void (*emit)(struct emitter *em, struct derived_probe *dp);
+	/* Pass 3: when the emitter runs the family's probes itself (begin,
+	 * end, error, never); PROV_RUN_HOOKS (0) for every other family.
+	 */
+	enum prov_run run;
 	/* The runtime's STP_PROBE_* type of dp, as probe_type() reports
-	 * it; NULL when the family has a single type known to the emitter.
+	 * it; NULL for STP_PROBE_BEGIN.
 	 */
 	const char *(*probe_type)(const struct derived_probe *dp);
 };

@@ -30,6 +30,19 @@ static int never_build(struct prov_ctx *c, struct derived_probe *dp)
 	return 0;
 }
 
+/* As probe_type() reports the session's events. */
+static const char *be_probe_type(const struct derived_probe *dp)
+{
+	switch (dp->prov->run) {
+	case PROV_RUN_END:
+		return "STP_PROBE_END";
+	case PROV_RUN_ERROR:
+		return "STP_PROBE_ERROR";
+	default:
+		return "STP_PROBE_BEGIN";
+	}
+}
+
 static const char *const begin_patterns[] = { "begin{,(n)}", NULL };
 static const char *const end_patterns[] = { "end{,(n)}", NULL };
 static const char *const error_patterns[] = { "error{,(n)}", NULL };
@@ -39,22 +52,29 @@ const struct provider begin_provider = {
 	.name = "begin",
 	.patterns = begin_patterns,
 	.build = be_build,
+	.run = PROV_RUN_BEGIN,
+	.probe_type = be_probe_type,
 };
 
 const struct provider end_provider = {
 	.name = "end",
 	.patterns = end_patterns,
 	.build = be_build,
+	.run = PROV_RUN_END,
+	.probe_type = be_probe_type,
 };
 
 const struct provider error_provider = {
 	.name = "error",
 	.patterns = error_patterns,
 	.build = be_build,
+	.run = PROV_RUN_ERROR,
+	.probe_type = be_probe_type,
 };
 
 const struct provider never_provider = {
 	.name = "never",
 	.patterns = never_patterns,
 	.build = never_build,
+	.run = PROV_RUN_NEVER,
 };
