@@ -65,9 +65,13 @@ static int _stp_kprobe_register_one(struct stp_kprobe *k)
 	/* the module set the handlers; the kernel's own fields are reset
 	 * for a registration after an earlier one
 	 */
-	k->krp.kp.symbol_name = k->symbol;
+	k->krp.kp.symbol_name = k->found ? NULL : k->symbol;
 	k->krp.kp.offset = k->offset;
-	k->krp.kp.addr = k->symbol ? NULL : (kprobe_opcode_t *)k->addr;
+	if (k->found)		/* no name lookup (stp_ftrace.c) */
+		k->krp.kp.addr = (kprobe_opcode_t *)k->found;
+	else
+		k->krp.kp.addr = k->symbol ? NULL :
+				 (kprobe_opcode_t *)k->addr;
 	k->krp.kp.flags = 0;
 	if (!k->ret)
 		return register_kprobe(&k->krp.kp);

@@ -19,6 +19,11 @@ struct stp_kprobe {
 	unsigned long offset;		/* from symbol: a statement probe */
 	unsigned long addr;		/* no symbol: an absolute address
 					 * (guru mode's .absolute) */
+	long anchor_off;		/* .anchored: where symbol is, from
+					 * jiffies_64, as linked (vmlinux's
+					 * symbol table) */
+	unsigned long found;		/* anchored, and kallsyms has symbol
+					 * there: registered by address */
 	size_t data_size;		/* .return: size of the saved values */
 	int maxactive;			/* .return: 0 = the kernel's default */
 	bool ret;			/* a kretprobe */
@@ -28,6 +33,7 @@ struct stp_kprobe {
 	bool noregs;			/* its handler reads no register: an
 					 * ftrace entry may run it without
 					 * saving them (stp_ftrace.c) */
+	bool anchored;			/* anchor_off is known */
 	bool must;			/* failing to register is an error */
 	bool registered;
 	bool pending;			/* on a module not loaded: waits */

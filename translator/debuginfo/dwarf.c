@@ -670,10 +670,13 @@ static void syms_load(struct kdwarf *d)
 	symtab_sort(&d->objs);
 }
 
-static const struct ksym *sym_by_name(const struct symtab *t,
-				      const char *name)
+/* How many symbols of t are called name, and *at the first of them
+ * in t->by_name.
+ */
+static size_t syms_named(const struct symtab *t, const char *name,
+			 size_t *at)
 {
-	size_t lo = 0, hi = t->n;
+	size_t lo = 0, hi = t->n, n = 0;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -683,9 +686,18 @@ static const struct ksym *sym_by_name(const struct symtab *t,
 		else
 			hi = mid;
 	}
-	if (lo < t->n && !strcmp(t->by_name[lo]->name, name))
-		return t->by_name[lo];
-	return NULL;
+	*at = lo;
+	while (lo + n < t->n && !strcmp(t->by_name[lo + n]->name, name))
+		n++;
+	return n;
+}
+
+static const struct ksym *sym_by_name(const struct symtab *t,
+				      const char *name)
+{
+	size_t at;
+
+	return syms_named(t, name, &at) ? t->by_name[at] : NULL;
 }
 
 /* The symbol holding addr; of several at its address, the one called
@@ -2868,6 +2880,33 @@ int kdwarf_obj_addr(struct kdwarf *d, const char *name, uint64_t *addr)
 	if (!s)
 		return -ENOENT;
 	*addr = s->addr;
+	return 0;
+}
+
+/* Whether the kernel's kprobe blacklist has name: NOKPROBE_SYMBOL(F)
+ * leaves a data symbol _kbl_addr_F holding F's address.
+ */
+static bool kprobe_denied(struct kdwarf *d, const char *name)
+{
+	char buf[256];
+
+	if (snprintf(buf, sizeof(buf), "_kbl_addr_%s", name) >=
+	    (int)sizeof(buf))
+		return true;
+	return sym_by_name(&d->objs, buf) != NULL;
+}
+
+int kdwarf_kprobe_anchor(struct kdwarf *d, const char *name, int64_t *off)
+{
+	const struct ksym *anchor;
+	size_t at;
+
+	syms_load(d);
+	anchor = sym_by_name(&d->objs, "jiffies_64");
+	if (!anchor || syms_named(&d->funcs, name, &at) != 1 ||
+	    kprobe_denied(d, name))
+		return -ENOENT;
+	*off = (int64_t)(d->funcs.by_name[at]->addr - anchor->addr);
 	return 0;
 }
 

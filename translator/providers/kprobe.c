@@ -1450,7 +1450,15 @@ static void emit_kprobe(struct emitter *em, struct strbuf *d,
 	if (k->must)
 		sb_puts(d, "\t\t.must = true,\n");
 	if (uses_ftrace(emit_session(em), k)) {
+		struct kdwarf *dw =
+			target_kernel_dwarf_loaded(emit_session(em));
+		int64_t off;
+
 		sb_puts(d, "\t\t.ftrace = true,\n");
+		/* where it is, so the runtime need not look it up */
+		if (dw && !kdwarf_kprobe_anchor(dw, sym, &off))
+			sb_printf(d, "\t\t.anchor_off = %" PRId64 "L,\n"
+				  "\t\t.anchored = true,\n", off);
 		/* a lean handler reads no register; .call paths do */
 		if (emit_probe_lean(em, dp) && !k->paths)
 			sb_puts(d, "\t\t.noregs = true,\n");
