@@ -127,6 +127,8 @@ struct session {
 	struct sc_table *syscalls32;	/* and its 32-bit (compat) ones */
 	struct vec user_objs;		/* struct uelf *: programs and
 					 * libraries of process probes */
+	struct vec cast_headers;	/* struct cast_header *: C headers
+					 * compiled for @cast (target.c) */
 	/* pass 4 for --remote (remote.c) */
 	bool remote_build;		/* leave the module to the caller */
 	const char *built_ko;		/* the module built */

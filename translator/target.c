@@ -556,6 +556,14 @@ const struct ksyms *target_kernel_symbols(struct session *s)
 	return kt->syms;
 }
 
+/* A C header that @cast names as its module ("<stdio.h>"), compiled
+ * into a shared object whose DWARF has every type it declares.
+ */
+struct cast_header {
+	const char *name;
+	struct kdwarf *dw;
+};
+
 void target_session_free(struct session *s)
 {
 	int i;
@@ -563,6 +571,10 @@ void target_session_free(struct session *s)
 	for (i = 0; i < s->user_objs.n; i++)
 		uelf_free(s->user_objs.items[i]);
 	s->user_objs.n = 0;
+	for (i = 0; i < s->cast_headers.n; i++)
+		kdwarf_free(((struct cast_header *)
+			     s->cast_headers.items[i])->dw);
+	s->cast_headers.n = 0;
 	if (!s->ktypes)
 		return;
 	/* a module's BTF rests on the kernel's: it goes first */
@@ -1071,40 +1083,168 @@ static bool kernel_module_name(const char *m)
 	return !strncmp(m, "kernel", 6) && (!m[6] || m[6] == '<');
 }
 
+/* The DWARF of C header m ("<stdio.h>", "</usr/include/stdio.h>"):
+ * compiled once per session by the host's compiler as a program would
+ * include it, into a shared object that keeps every type declared.
+ * NULL after reporting.
+ */
+static struct kdwarf *header_dwarf(struct prov_ctx *c, struct loc loc,
+				   const char *m)
+{
+	struct session *s = c->s;
+	const char *base = getenv("TMPDIR");
+	struct cast_header *h;
+	char *dir, *err = NULL, *msg;
+	const char *src, *so, *log;
+	struct kdwarf *dw;
+	FILE *f;
+	int i, rc;
+
+	for (i = 0; i < s->cast_headers.n; i++) {
+		h = s->cast_headers.items[i];
+		if (!strcmp(h->name, m))
+			return h->dw;
+	}
+	if (strchr(m, '\'') || strchr(m, '\n')) {
+		prov_error(c, loc, "@cast in '%s': not a header name", m);
+		return NULL;
+	}
+	dir = arena_printf(s->arena, "%s/stapcastXXXXXX",
+			   base && *base ? base : "/tmp");
+	if (!mkdtemp(dir)) {
+		prov_error(c, loc, "@cast in '%s': cannot create a "
+			   "temporary directory: %s", m, strerror(errno));
+		return NULL;
+	}
+	src = arena_printf(s->arena, "%s/h.c", dir);
+	so = arena_printf(s->arena, "%s/h.so", dir);
+	log = arena_printf(s->arena, "%s/log", dir);
+	f = fopen(src, "w");
+	rc = -1;
+	if (f) {
+		fprintf(f, "#include %s\n", m);
+		rc = fclose(f);
+	}
+	if (!rc)
+		rc = system(arena_printf(s->arena, "cd '%s' && ${CC:-gcc} -g "
+					 "-fno-eliminate-unused-debug-types "
+					 "-shared -nostdlib -o h.so h.c "
+					 ">log 2>&1", dir));
+	dw = rc ? NULL : kdwarf_load_elf(so, NULL, &err);
+	if (!dw) {
+		/* the compiler's first error says what is wrong */
+		msg = NULL;
+		f = fopen(log, "r");
+		if (f) {
+			char line[512];
+
+			while (!msg && fgets(line, sizeof(line), f))
+				if (strstr(line, "error"))
+					msg = arena_strndup(s->arena, line,
+							    strcspn(line,
+								    "\n"));
+			fclose(f);
+		}
+		prov_error(c, loc, "@cast in '%s': the header does not "
+			   "compile%s%s", m, msg || err ? ": " : "",
+			   msg ? msg : err ? err : "");
+		free(err);
+	}
+	if (system(arena_printf(s->arena, "rm -rf '%s'", dir)) != 0)
+		(void)0;	/* a temporary directory left behind */
+	if (!dw)
+		return NULL;
+	h = arena_alloc(s->arena, sizeof(*h));
+	h->name = arena_strdup(s->arena, m);
+	h->dw = dw;
+	vec_push(s->arena, &s->cast_headers, h);
+	return dw;
+}
+
+/* The DWARF of a program or library named by its path, as a process
+ * probe opens it.  NULL after reporting.
+ */
+static struct kdwarf *program_dwarf(struct prov_ctx *c, struct loc loc,
+				    const char *m)
+{
+	struct session *s = c->s;
+	const char *why = NULL;
+	char *err = NULL, *path;
+	struct kdwarf *dw;
+	struct uelf *u = NULL;
+	int i;
+
+	path = uelf_resolve(m, &err);
+	if (!path) {
+		prov_error(c, loc, "@cast in '%s': %s", m, err ? err : "?");
+		free(err);
+		return NULL;
+	}
+	for (i = 0; i < s->user_objs.n && !u; i++)
+		if (!strcmp(uelf_path(s->user_objs.items[i]), path))
+			u = s->user_objs.items[i];
+	if (!u) {
+		u = uelf_open(path, &err);
+		if (!u) {
+			prov_error(c, loc, "@cast in '%s': %s", m,
+				   err ? err : "?");
+			free(err);
+			free(path);
+			return NULL;
+		}
+		vec_push(s->arena, &s->user_objs, u);
+	}
+	free(path);
+	dw = uelf_dwarf(u, kbuild_cache_dir(s), &why);
+	if (!dw)
+		prov_error(c, loc, "@cast in '%s': its types need its "
+			   "debuginfo (DWARF): %s", m, why ? why : "none");
+	return dw;
+}
+
 /* The type in the sources the module argument names, in order: "kernel"
- * (also with a header, "kernel<linux/fs.h>"), a module, or a list of
- * them joined by ':'.  0, -ENOENT (not found: *where says where it was
- * looked for), or -1 after reporting.
+ * (also with a header, "kernel<linux/fs.h>"), a module, a program or
+ * library by its path, a C header ("<stdio.h>"), or a list of them
+ * joined by ':'.  *user says the type describes user memory (a
+ * program's or a header's).  0, -ENOENT (not found: *where says where
+ * it was looked for), or -1 after reporting.
  */
 static int cast_type_in(struct prov_ctx *c, struct expr *e, const char *name,
-			const struct ktype **t, const char **where)
+			const struct ktype **t, const char **where,
+			bool *user)
 {
 	struct arena *a = c->s->arena;
 	char *list = arena_strdup(a, e->module ? e->module : "kernel");
 	char *save, *m;
 	const char *desc;
 	const struct ksrc *src;
+	struct kdwarf *dw;
 
 	*where = NULL;
 	for (m = strtok_r(list, ":", &save); m;
 	     m = strtok_r(NULL, ":", &save)) {
 		bool kernel = kernel_module_name(m);
 
-		if (!kernel && (strchr(m, '/') || strchr(m, '<'))) {
-			prov_error(c, e->loc, "@cast in '%s': only the "
-				   "kernel's and its modules' types are "
-				   "supported", m);
-			return -1;
+		*user = !kernel && (m[0] == '<' || strchr(m, '/'));
+		if (*user) {
+			dw = m[0] == '<' ? header_dwarf(c, e->loc, m) :
+					   program_dwarf(c, e->loc, m);
+			if (!dw)
+				return -1;
+			src = kdwarf_src(dw);
+			desc = arena_printf(a, "'%s' (DWARF)", m);
+		} else {
+			src = kernel ? target_kernel_types(c, e->loc) :
+				       target_module_types(c, e->loc, m);
+			if (!src)
+				return -1;
+			desc = kernel ? "the kernel's" :
+					arena_printf(a, "module %s's", m);
+			desc = arena_printf(a, "%s %s", desc,
+					    src->ops->name);
 		}
-		src = kernel ? target_kernel_types(c, e->loc) :
-			       target_module_types(c, e->loc, m);
-		if (!src)
-			return -1;
 		if (!src->ops->type_by_name(src, name, t))
 			return 0;
-		desc = kernel ? "the kernel's" : arena_printf(a, "module %s's",
-							      m);
-		desc = arena_printf(a, "%s %s", desc, src->ops->name);
 		*where = *where ? arena_printf(a, "%s or %s", *where, desc) :
 			 desc;
 	}
@@ -1117,7 +1257,7 @@ static int cast_type_in(struct prov_ctx *c, struct expr *e, const char *name,
  */
 static int cast_type_by_name(struct prov_ctx *c, struct expr *e,
 			     const char *name, const struct ktype **t,
-			     const char **where)
+			     const char **where, bool *user)
 {
 	static const char *const tags[] = { "struct ", "union ", "" };
 	size_t i;
@@ -1125,11 +1265,11 @@ static int cast_type_by_name(struct prov_ctx *c, struct expr *e,
 
 	if (!strncmp(name, "struct ", 7) || !strncmp(name, "union ", 6) ||
 	    !strncmp(name, "enum ", 5))
-		return cast_type_in(c, e, name, t, where);
+		return cast_type_in(c, e, name, t, where, user);
 	for (i = 0; i < ARRAY_SIZE(tags) && rc == -ENOENT; i++)
 		rc = cast_type_in(c, e, arena_printf(c->s->arena, "%s%s",
 						     tags[i], name),
-				  t, where);
+				  t, where, user);
 	return rc;
 }
 
@@ -1140,6 +1280,7 @@ int target_resolve_cast(struct prov_ctx *c, struct expr *e)
 	struct tref *r;
 	const char *name = e->cast_type;
 	size_t n = strlen(name);
+	bool user = false;
 	int rc;
 
 	while (n && name[n - 1] == ' ')
@@ -1149,7 +1290,7 @@ int target_resolve_cast(struct prov_ctx *c, struct expr *e)
 			   "the type it points to", name);
 		return -1;
 	}
-	rc = cast_type_by_name(c, e, name, &t, &where);
+	rc = cast_type_by_name(c, e, name, &t, &where, &user);
 	if (rc == -ENOENT)
 		prov_error(c, e->loc, "type '%s' not found in %s", name,
 			   where ? where : "the kernel's types");
@@ -1158,6 +1299,7 @@ int target_resolve_cast(struct prov_ctx *c, struct expr *e)
 	r = arena_alloc(c->s->arena, sizeof(*r));
 	r->base = TRB_CAST;
 	r->type = t;
+	r->user = user;	/* a program's memory */
 	return target_bind(c, e, r);
 }
 
