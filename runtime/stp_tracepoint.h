@@ -6,6 +6,21 @@
 
 #include <linux/tracepoint.h>
 
+/* How a tracepoint's callback runs its probe.  The kernel calls every
+ * probe of a tracepoint with preemption disabled (6.1 and 6.12 do), so
+ * the run need not disable it again: STP_RUN_KERNEL, which also says
+ * that the regs are not a user's (a tracepoint passes none).  A kernel
+ * whose system call tracepoints may fault (DECLARE_TRACE_SYSCALL) calls
+ * their probes preemptible: there the run disables preemption itself.
+ */
+#ifdef DECLARE_TRACE_SYSCALL
+#define STP_TP_PREEMPT_OFF	false
+#define STP_TP_RUN		0
+#else
+#define STP_TP_PREEMPT_OFF	true
+#define STP_TP_RUN		STP_RUN_KERNEL
+#endif
+
 struct stp_tracepoint {
 	const char *name;		/* "sched_switch" */
 	const char *module;		/* its module ("kvm"), or NULL */

@@ -86,7 +86,8 @@ static void stp_tp_0(void *data, u64 a0, u64 a1, u64 a2)
 	u64 args[3] = { a0, a1, a2 };
 
 	__stp_probe_run_flags(&stp_probes[0], stp_probe_0, NULL, NULL, args,
-			STAP_SESSION_RUNNING, STP_RUN_PRINT | STP_RUN_SAMPLED);
+			      STAP_SESSION_RUNNING,
+			      STP_TP_RUN | STP_RUN_PRINT | STP_RUN_SAMPLED);
 }
 
 static struct stp_tracepoint stp_tracepoints[1] = {

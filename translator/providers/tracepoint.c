@@ -396,6 +396,7 @@ static void tp_list_vars(const struct derived_probe *dp, struct strbuf *sb)
 static void tp_emit_group(struct emitter *em, struct vec *dps)
 {
 	struct strbuf *d = emit_out(em, EMIT_DECLS);
+	const char *flags;
 	int i, k;
 
 	for (i = 0; i < dps->n; i++) {
@@ -412,7 +413,8 @@ static void tp_emit_group(struct emitter *em, struct vec *dps)
 		if (emit_probe_lean(em, dp)) {
 			sb_printf(d, "\t__stp_probe_run_lean(%s, "
 				  "stp_probe_%d_lean, NULL, NULL, NULL,\n"
-				  "\t\t\t     STAP_SESSION_RUNNING, false);\n"
+				  "\t\t\t     STAP_SESSION_RUNNING, "
+				  "STP_TP_PREEMPT_OFF);\n"
 				  "}\n\n", emit_probe_ref(em, dp), dp->index);
 			continue;
 		}
@@ -421,12 +423,14 @@ static void tp_emit_group(struct emitter *em, struct vec *dps)
 		for (k = 0; k < t->sig.nparams; k++)
 			sb_printf(d, "%s a%d", k ? "," : "", k);
 		sb_puts(d, " };\n\n");
+		flags = emit_probe_run_flags(em, (struct derived_probe *)dp);
 		sb_printf(d, "\t__stp_probe_run_flags(%s, stp_probe_%d, "
 			  "NULL, NULL, args,\n\t\t\t      "
-			  "STAP_SESSION_RUNNING, %s);\n}\n\n",
+			  "STAP_SESSION_RUNNING,\n\t\t\t      "
+			  "STP_TP_RUN%s%s);\n}\n\n",
 			  emit_probe_ref(em, dp), dp->index,
-			  emit_probe_run_flags(em,
-					       (struct derived_probe *)dp));
+			  strcmp(flags, "0") ? " | " : "",
+			  strcmp(flags, "0") ? flags : "");
 	}
 	sb_printf(d, "static struct stp_tracepoint stp_tracepoints[%d] = {\n",
 		  dps->n);
