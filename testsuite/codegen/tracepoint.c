@@ -92,8 +92,9 @@ static void stp_tp_0(void *data, u64 a0, u64 a1, u64 a2)
 
 static struct stp_tracepoint stp_tracepoints[1] = {
 	{
-		.name =
-			"sched_process_exec", .module = NULL, .probe = &stp_probes[0], .fn = stp_tp_0
+		.name = "sched_process_exec",
+		.probe = &stp_probes[0],
+		.fn = stp_tp_0,
 	},
 };
 

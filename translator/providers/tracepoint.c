@@ -438,10 +438,10 @@ static void tp_emit_group(struct emitter *em, struct vec *dps)
 		const struct derived_probe *dp = dps->items[i];
 		const struct tpinfo *t = dp->priv;
 
-		sb_printf(d, "\t{ .name = \"%s\", .module = %s%s%s, "
-			  ".probe = %s, .fn = stp_tp_%d },\n", t->name,
-			  t->module ? "\"" : "", t->module ? t->module :
-			  "NULL", t->module ? "\"" : "",
+		sb_printf(d, "\t{\n\t\t.name = \"%s\",\n", t->name);
+		if (t->module)
+			sb_printf(d, "\t\t.module = \"%s\",\n", t->module);
+		sb_printf(d, "\t\t.probe = %s,\n\t\t.fn = stp_tp_%d,\n\t},\n",
 			  emit_probe_ref(em, dp), dp->index);
 	}
 	sb_puts(d, "};\n\n");
