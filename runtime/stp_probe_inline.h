@@ -50,7 +50,7 @@ static __always_inline void _stp_write_unlock(struct stp_rwlock *l)
 	preempt_enable();
 }
 
-/* x += v on a counter global (translator/emit.c): under the shared
+/* x += v on a counter global (translator/emit-expr.c): under the shared
  * lock, so several CPUs may add at once; reads take the exclusive one.
  */
 static __always_inline void _stp_counter_add(long *x, int64_t v)
@@ -299,7 +299,7 @@ __stp_probe_run_edata(const struct stp_probe *p,
 				  flags, edata);
 }
 
-/* A lean handler (the translator's emit.c says which are: integer
+/* A lean handler (the translator's analyze.c says which are: integer
  * arithmetic on scalar globals, nothing that can fail, loop, call,
  * print or read memory) runs without the context: session state, its
  * globals' locks (a lock held by an interrupted hit on this CPU makes
