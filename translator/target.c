@@ -1002,24 +1002,34 @@ static int atvar_error(struct prov_ctx *c, const struct expr *e, int rc,
  * whose address the module gets when it is linked at load time.  NULL
  * and why for one that is not in the kernel's image.
  */
+int target_kernel_anchor_off(struct kdwarf *dw, uint64_t addr, int64_t *off)
+{
+	uint64_t anchor;
+
+	if (kdwarf_obj_addr(dw, "jiffies_64", &anchor))
+		return -ENOENT;
+	*off = (int64_t)(addr - anchor);
+	return 0;
+}
+
 static struct tref *kstatic_tref(struct prov_ctx *c, struct kdwarf *dw,
 				 const struct ktype *type, uint64_t addr,
 				 const char **why)
 {
 	struct tref *r;
-	uint64_t anchor;
+	int64_t off;
 
 	if (addr < KERNEL_IMAGE_START) {
 		*why = "it is a per-CPU variable (one copy per CPU)";
 		return NULL;
 	}
-	if (kdwarf_obj_addr(dw, "jiffies_64", &anchor)) {
+	if (target_kernel_anchor_off(dw, addr, &off)) {
 		*why = "the kernel's debuginfo has no symbol jiffies_64";
 		return NULL;
 	}
 	r = arena_alloc(c->s->arena, sizeof(*r));
 	r->base = TRB_KSTATIC;
-	r->sp_off = (long)(addr - anchor);
+	r->sp_off = (long)off;
 	r->type = r->final = type;
 	return r;
 }
@@ -1161,6 +1171,23 @@ static struct kdwarf *header_dwarf(struct prov_ctx *c, struct loc loc,
 	return dw;
 }
 
+struct uelf *target_user_object(struct session *s, const char *path,
+				char **err)
+{
+	struct uelf *u;
+	int i;
+
+	for (i = 0; i < s->user_objs.n; i++) {
+		u = s->user_objs.items[i];
+		if (!strcmp(uelf_path(u), path))
+			return u;
+	}
+	u = uelf_open(path, err);
+	if (u)
+		vec_push(s->arena, &s->user_objs, u);
+	return u;
+}
+
 /* The DWARF of a program or library named by its path, as a process
  * probe opens it.  NULL after reporting.
  */
@@ -1171,30 +1198,16 @@ static struct kdwarf *program_dwarf(struct prov_ctx *c, struct loc loc,
 	const char *why = NULL;
 	char *err = NULL, *path;
 	struct kdwarf *dw;
-	struct uelf *u = NULL;
-	int i;
+	struct uelf *u;
 
 	path = uelf_resolve(m, &err);
-	if (!path) {
+	u = path ? target_user_object(s, path, &err) : NULL;
+	free(path);
+	if (!u) {
 		prov_error(c, loc, "@cast in '%s': %s", m, err ? err : "?");
 		free(err);
 		return NULL;
 	}
-	for (i = 0; i < s->user_objs.n && !u; i++)
-		if (!strcmp(uelf_path(s->user_objs.items[i]), path))
-			u = s->user_objs.items[i];
-	if (!u) {
-		u = uelf_open(path, &err);
-		if (!u) {
-			prov_error(c, loc, "@cast in '%s': %s", m,
-				   err ? err : "?");
-			free(err);
-			free(path);
-			return NULL;
-		}
-		vec_push(s->arena, &s->user_objs, u);
-	}
-	free(path);
 	dw = uelf_dwarf(u, kbuild_cache_dir(s), &why);
 	if (!dw)
 		prov_error(c, loc, "@cast in '%s': its types need its "

@@ -157,6 +157,20 @@ bool target_kernel_wants_dwarf(struct session *s);
  */
 struct kdwarf *target_kernel_dwarf_loaded(struct session *s);
 
+/* Where link-time address addr of vmlinux is from jiffies_64, which
+ * KASLR moves with it: the runtime finds addr at &jiffies_64 + *off.
+ * 0, or -ENOENT when the debuginfo has no jiffies_64.
+ */
+int target_kernel_anchor_off(struct kdwarf *dw, uint64_t addr, int64_t *off);
+
+/* The program or library at path (as uelf_resolve() gives it), opened
+ * once per session for the process probes and @cast that name it;
+ * NULL with *err (malloc'd) saying why.
+ */
+struct uelf;
+struct uelf *target_user_object(struct session *s, const char *path,
+				char **err);
+
 /* Whether name is exported by the kernel (its Module.symvers). */
 bool target_exported(struct prov_ctx *c, struct loc loc, const char *name);
 

@@ -2896,17 +2896,14 @@ static bool kprobe_denied(struct kdwarf *d, const char *name)
 	return sym_by_name(&d->objs, buf) != NULL;
 }
 
-int kdwarf_kprobe_anchor(struct kdwarf *d, const char *name, int64_t *off)
+int kdwarf_kprobe_addr(struct kdwarf *d, const char *name, uint64_t *addr)
 {
-	const struct ksym *anchor;
 	size_t at;
 
 	syms_load(d);
-	anchor = sym_by_name(&d->objs, "jiffies_64");
-	if (!anchor || syms_named(&d->funcs, name, &at) != 1 ||
-	    kprobe_denied(d, name))
+	if (syms_named(&d->funcs, name, &at) != 1 || kprobe_denied(d, name))
 		return -ENOENT;
-	*off = (int64_t)(d->funcs.by_name[at]->addr - anchor->addr);
+	*addr = d->funcs.by_name[at]->addr;
 	return 0;
 }
 

@@ -324,13 +324,12 @@ int kdwarf_global(struct kdwarf *d, const char *name, const char *cu,
 		  const struct ktype **type, uint64_t *addr,
 		  const char **why);
 
-/* Where the kernel function name is from jiffies_64 as linked (both
- * move together under KASLR), for the runtime to find its address
- * without looking the name up: 0, or -ENOENT when no function or
- * several have the name, or the kprobe blacklist (NOKPROBE_SYMBOL) has
- * it.
+/* The link-time address of the kernel function name, for the runtime
+ * to find it without looking the name up: 0, or -ENOENT when no
+ * function or several have the name, or the kprobe blacklist
+ * (NOKPROBE_SYMBOL) has it.
  */
-int kdwarf_kprobe_anchor(struct kdwarf *d, const char *name, int64_t *off);
+int kdwarf_kprobe_addr(struct kdwarf *d, const char *name, uint64_t *addr);
 
 /* The link-time address of the data symbol name: 0, or -ENOENT. */
 int kdwarf_obj_addr(struct kdwarf *d, const char *name, uint64_t *addr);

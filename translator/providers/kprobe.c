@@ -1452,11 +1452,13 @@ static void emit_kprobe(struct emitter *em, struct strbuf *d,
 	if (uses_ftrace(emit_session(em), k)) {
 		struct kdwarf *dw =
 			target_kernel_dwarf_loaded(emit_session(em));
+		uint64_t addr;
 		int64_t off;
 
 		sb_puts(d, "\t\t.ftrace = true,\n");
 		/* where it is, so the runtime need not look it up */
-		if (dw && !kdwarf_kprobe_anchor(dw, sym, &off))
+		if (dw && !kdwarf_kprobe_addr(dw, sym, &addr) &&
+		    !target_kernel_anchor_off(dw, addr, &off))
 			sb_printf(d, "\t\t.anchor_off = %" PRId64 "L,\n"
 				  "\t\t.anchored = true,\n", off);
 		/* a lean handler reads no register; .call paths do */

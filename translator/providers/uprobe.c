@@ -96,23 +96,13 @@ static bool has_comp(const struct probe_point *pp, const char *f)
 static struct uelf *user_object(struct prov_ctx *c, struct loc loc,
 				const char *path)
 {
-	struct session *s = c->s;
 	char *err = NULL;
-	struct uelf *u;
-	int i;
+	struct uelf *u = target_user_object(c->s, path, &err);
 
-	for (i = 0; i < s->user_objs.n; i++) {
-		u = s->user_objs.items[i];
-		if (!strcmp(uelf_path(u), path))
-			return u;
-	}
-	u = uelf_open(path, &err);
 	if (!u) {
 		prov_error(c, loc, "%s", err ? err : "?");
 		free(err);
-		return NULL;
 	}
-	vec_push(s->arena, &s->user_objs, u);
 	return u;
 }
 
