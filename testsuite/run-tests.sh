@@ -41,6 +41,13 @@ own_result()
 # component NAME CMD...: run CMD, show its TAP, add up its results.  A
 # crash that reports nothing, or a plan that does not match the count,
 # is one more failure: a component must not pass by saying nothing.
+# room: the free space where the suites keep their files (a CI run
+# once ran out of it)
+room()
+{
+	df -h --output=avail "${TMPDIR:-/tmp}" | tail -n 1 | tr -d ' '
+}
+
 component()
 {
 	local name=$1 rc plan np nf ns t0=$SECONDS
@@ -50,7 +57,7 @@ component()
 	rc=$?
 	cat "$tmp/out"
 	if [ $((SECONDS - t0)) -ge 10 ]; then
-		times="$times# time: $name $((SECONDS - t0)) s
+		times="$times# time: $name $((SECONDS - t0)) s, then $(room) free
 $(sed -n 's/^# \(pass 4: .*\|[^ ]*: boots and runs took .*\)/#   \1/p' \
 	"$tmp/out")
 "

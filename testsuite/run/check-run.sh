@@ -251,9 +251,10 @@ shell_quote()
 tool_hash()
 {
 	{
-		sha256sum "$stap"
-		find "$top/runtime" "$top/tapset" -type f -print0 |
-			LC_ALL=C sort -z | xargs -0 sha256sum
+		# contents, not paths: $stap is a copy in this run's $tmp
+		sha256sum <"$stap"
+		(cd "$top" && find runtime tapset -type f -print0 |
+			LC_ALL=C sort -z | xargs -0 sha256sum)
 		gcc --version 2>&1 | head -n 1
 		# process probes hold offsets into the test programs
 		find "$programs" -maxdepth 1 -type f -print0 2>/dev/null |
@@ -332,6 +333,7 @@ build_one()
 	cdir=$cache/$k/${key:0:2}/$key
 	if [ -n "$use_cache" ] && [ -f "$cdir/t_$name.ko" ]; then
 		cp "$cdir/t_$name.ko" "$bdir/"
+		strip --strip-debug "$bdir/t_$name.ko"
 		echo cached >"$bdir/status"
 		return
 	fi
@@ -342,6 +344,12 @@ build_one()
 	rc=$?
 	if [ $rc -eq 0 ] && [ -f "$bdir/t_$name.ko" ]; then
 		echo built >"$bdir/status"
+		# without its DWARF (as INSTALL_MOD_STRIP does): five
+		# times smaller, here, in the cache and in the guest, where
+		# some 900 MB of a run's modules unpacked once filled a 2 GB
+		# 6.12 guest; a whole run's unstripped modules (2.5 MB each
+		# on 6.12) once filled a CI machine's disk
+		strip --strip-debug "$bdir/t_$name.ko" 2>>"$bdir/build.err"
 		if [ -n "$use_cache" ] && mkdir -p "$cdir"; then
 			cp "$bdir/t_$name.ko" "$cdir/t_$name.ko.tmp" &&
 				mv "$cdir/t_$name.ko.tmp" "$cdir/t_$name.ko"
@@ -466,14 +474,9 @@ stage()
 		cat "$here/vm-run.sh"
 		[ -n "$hostile" ] && echo 'hostile'
 		[ -n "$watch" ] && echo 'watch'
-		# without their DWARF (as INSTALL_MOD_STRIP does): a run's
-		# modules are five times smaller so, some 900 MB unpacked in
-		# a 2 GB guest, and a 6.12 guest ran out of room with them,
-		# unpacking the image without its last files (staprun)
+		# the modules were stripped when built (build_one)
 		for name in "$@"; do
-			strip --strip-debug -o "$stage/t_$name.ko" \
-				"$tmp/$kver/build/$name/t_$name.ko" ||
-				cp "$tmp/$kver/build/$name/t_$name.ko" "$stage/"
+			cp "$tmp/$kver/build/$name/t_$name.ko" "$stage/"
 			stage_run_line "$name"
 		done
 		echo 'finish'
@@ -684,6 +687,9 @@ run_group()
 			break
 		fi
 		split_results "$d"
+		# the image and its staged modules are spent: a run's boots
+		# would otherwise keep some 150 MB each until the end
+		rm -rf "$d/initrd" "$d/tests"
 		vm_verdict "$d" "$nboot" && { nboot=$((nboot + 1)); break; }
 		rest=()
 		for name in "${todo[@]}"; do
@@ -900,7 +906,10 @@ main()
 		for item in "${tests[@]}"; do
 			check_one "$item"
 		done
-		echo "# $(label "$kver"): boots and runs took $vm_secs s"
+		echo "# $(label "$kver"): boots and runs took $vm_secs s;" \
+		     "$(du -sm "$tmp" | cut -f1) MB in the run's directory"
+		# this kernel's modules are spent too
+		rm -f "$tmp/$kver"/build/*/t_*.ko
 		if [ -n "$verbose" ]; then
 			for item in "$tmp/$kver"/boot*/console.log; do
 				[ -f "$item" ] && comment_file "$item"
