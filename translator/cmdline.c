@@ -1205,7 +1205,7 @@ static int check_combinations(struct cl_state *st)
 		return usage_error("--example cannot be used with -e, -l, -L "
 				   "or --dump-*");
 	if (!o->script_text && !o->script_file && !st->list_modes &&
-	    !o->interactive && !o->run_example)
+	    !o->interactive && !o->run_example && !o->clean_cache)
 		return usage_hint(usage_error("no script specified"));
 	if (o->target_cmd && o->target_pid)
 		return usage_error("-c and -x cannot be used together");

@@ -4,6 +4,7 @@
  * SHA-256 of everything that affects the module.
  */
 #define _GNU_SOURCE
+#include "cache.h"
 #include "diag.h"
 #include "kbuild.h"
 #include "sha256.h"
@@ -341,8 +342,11 @@ static const char *stapconf(struct session *s, const char *tmpdir)
 		sha256_str(&key, conf_probes[i].code);
 	cached = arena_printf(s->arena, "%s/stapconf_%s.h", cdir,
 			      key_hex(s, &key));
-	if (!s->opt.disable_cache && file_exists(cached))
+	if (!s->opt.disable_cache && !s->opt.poison_cache &&
+	    file_exists(cached)) {
+		cache_touch(cached);
 		return cached;
+	}
 	if (!mkdir_p(dir))
 		return NULL;
 	sb_init(&kb);
@@ -529,7 +533,10 @@ int kbuild_module(struct session *s, const char *name, const char *csrc,
 	}
 	flags = ccflags(s, conf);
 	cached = core_cached_path(s, flags);
-	core = !s->opt.disable_cache && file_exists(cached) ? cached : NULL;
+	core = !s->opt.disable_cache && !s->opt.poison_cache &&
+	       file_exists(cached) ? cached : NULL;
+	if (core)
+		cache_touch(core);
 	if (!write_sources(s, dir, name, csrc, flags, core)) {
 		diag_error_noloc(s, "cannot write the module sources in '%s'",
 				 dir);
@@ -556,7 +563,10 @@ const char *kbuild_cached(struct session *s, const char *hash)
 	const char *p = arena_printf(s->arena, "%s/%.2s/stap_%s.ko",
 				     kbuild_cache_dir(s), hash, hash);
 
-	return file_exists(p) ? p : NULL;
+	if (s->opt.poison_cache || !file_exists(p))
+		return NULL;
+	cache_touch(p);
+	return p;
 }
 
 /* Keep a built module; a rename makes the entry appear whole even when

@@ -6,6 +6,7 @@
 #include "cmdline.h"
 #include "driver.h"
 #include "analyze.h"
+#include "cache.h"
 #include "elab.h"
 #include "emit.h"
 #include "kbuild.h"
@@ -602,6 +603,31 @@ static int run_staprun(struct session *s, const char *ko)
  * file: a cached module, stored under its whole key, is run through a
  * link NAME.ko in the temporary directory.
  */
+/* The cache kept to its limit after a run that used it, or at once
+ * (--clean-cache); keep, the module this run uses, stays.
+ */
+static int trim_cache(struct session *s, bool force, const char *keep)
+{
+	const char *dir = kbuild_cache_dir(s);
+	struct cache_trim_result r;
+	int rc = cache_maintain(dir, force, keep, &r);
+
+	if (rc < 0) {
+		/* no cache yet is nothing to trim */
+		if (!force || errno == ENOENT)
+			return 0;
+		diag_error_noloc(s, "cannot trim the cache '%s': %s", dir,
+				 strerror(errno));
+		return -1;
+	}
+	if (rc > 0 && (s->opt.verbose >= 1 || (force && r.removed)))
+		fprintf(stderr, "Cache %s: %d file%s removed, %llu KiB of "
+			"%llu KiB kept\n", dir, r.removed,
+			r.removed == 1 ? "" : "s", r.after >> 10,
+			r.before >> 10);
+	return 0;
+}
+
 static const char *ko_named(struct session *s, const char *name,
 			    const char *ko, const char **tmp)
 {
@@ -664,6 +690,8 @@ static int run_backend(struct session *s)
 		if (cache)
 			ko = kbuild_cache_store(s, hash, ko) ?: ko;
 	}
+	if (cache)
+		trim_cache(s, false, ko);
 	if (s->opt.module_name) {
 		const char *dst = arena_printf(s->arena, "%s.ko", name);
 
@@ -760,6 +788,10 @@ int main(int argc, char **argv)
 	rc = cmdline_parse(&s, argc, argv);
 	if (rc)
 		goto out;
+	if (s.opt.clean_cache) {
+		rc = trim_cache(&s, true, NULL) < 0;
+		goto out;
+	}
 	driver_locate(&s);
 	if (s.opt.run_example) {
 		bool done;

@@ -92,5 +92,34 @@ SYSTEMTAP_STAPRUN=$tmp/staprun "$stap" -r "$kver" -e "$script" \
 	grep -qx "${a}\.ko $(wc -c <"$ko")" "$tmp/out"
 result $? "pass 5 of a cached module runs it as $a.ko"
 
+# --poison-cache builds again and replaces the entry (a new file)
+inode=$(stat -c %i "$ko" 2>/dev/null)
+"$stap" -p4 --poison-cache -r "$kver" -e "$script" >"$tmp/out" 2>&1 &&
+	[ "$(tail -n 1 "$tmp/out")" = "$ko" ] &&
+	[ "$(stat -c %i "$ko")" != "$inode" ]
+result $? "--poison-cache builds again and replaces the cached module"
+
+# The cache's size limit (cache_mb_limit, MiB): an old entry over it
+# goes after the next build, the module just built stays; --clean-cache
+# trims at once, without a script.
+mkdir -p "$SYSTEMTAP_DIR/cache/00"
+head -c 8388608 /dev/zero >"$SYSTEMTAP_DIR/cache/00/stap_old.ko"
+touch -d '2 days ago' "$SYSTEMTAP_DIR/cache/00/stap_old.ko"
+echo 8 >"$SYSTEMTAP_DIR/cache/cache_mb_limit"
+rm -f "$SYSTEMTAP_DIR/cache/.last_trim"
+"$stap" -p4 -r "$kver" -e "$script" >"$tmp/out" 2>&1 &&
+	[ ! -e "$SYSTEMTAP_DIR/cache/00/stap_old.ko" ] && [ -f "$ko" ]
+result $? "over cache_mb_limit: the oldest entry goes, the module stays"
+"$stap" --clean-cache >"$tmp/out" 2>&1 && [ ! -s "$tmp/out" ]
+result $? "--clean-cache without a script, nothing to remove: silent"
+echo 0 >"$SYSTEMTAP_DIR/cache/cache_mb_limit"
+"$stap" --clean-cache >"$tmp/out" 2>&1 && [ ! -e "$ko" ] &&
+	grep -q "files removed" "$tmp/out" &&
+	[ -f "$SYSTEMTAP_DIR/cache/cache_mb_limit" ]
+result $? "--clean-cache at limit 0 empties it but for its limit files"
+SYSTEMTAP_DIR=$tmp/none "$stap" --clean-cache >"$tmp/out" 2>&1 &&
+	[ ! -s "$tmp/out" ]
+result $? "--clean-cache with no cache yet"
+
 echo "1..$n"
 [ "$failed" = 0 ]
