@@ -4,6 +4,13 @@
 # which the first build for a kernel makes, already cached), first ever
 # (nothing cached), and a cache hit; then the syscall tapset,
 # probe syscall.* { n[name]++ } (every system call of the kernel), cold.
+# Last, a wildcard over a subsystem's functions,
+# probe kernel.function("*@fs/*.c") { n++ } (thousands of probes; needs
+# the kernel's DWARF): the size of its C (-p3) and the CPU time of its
+# cold -p4, and, when ESTABLISHED names the established tool's stap
+# (ESTABLISHED_ARGS: options it needs here, such as -R RUNTIME), the
+# same for it, as ratios (goals: the C at most half, the build at most
+# a third).
 # Goals: cold under 3 s, hit under 0.2 s, syscall.* under 5 s.  CPU
 # time (user + system, the compiler's included) of the cold build is
 # compared with the floor: kbuild building a trivial one-function
@@ -76,3 +83,33 @@ echo "compile: cold -p4 of syscall.* { n[name]++ } ${syscalls} ms (goal < 5000)"
 rm -rf "$SYSTEMTAP_DIR"/cache/??
 sys_cpu=$(cpu "$stap" -r "$kver" -p4 -e "$sys")
 echo "compile: cold -p4 of syscall.* ${sys_cpu} s CPU, $(ratio "$sys_cpu" "$floor")x the floor (goal < 3 s)"
+
+# the wildcard script, ours and the established tool's
+wild='global n; probe kernel.function("*@fs/*.c") { n++ }'
+if ! "$stap" -r "$kver" -p2 -e "$wild" >/dev/null 2>&1; then
+	echo "compile: *@fs/*.c: no DWARF for $kver (linux-image-$kver-dbg)"
+	exit 0
+fi
+wild_c=$("$stap" -r "$kver" -p3 -e "$wild" | wc -c)
+rm -rf "$SYSTEMTAP_DIR"/cache/??
+wild_cpu=$(cpu "$stap" -r "$kver" -p4 -e "$wild")
+echo "compile: *@fs/*.c: $((wild_c / 1024)) KiB of C, cold -p4 ${wild_cpu} s CPU"
+if [ -n "${ESTABLISHED:-}" ]; then
+	# in its own cache directory; as for ours, what it caches per
+	# kernel (its compile probes) is there, the module is not
+	read -r -a eargs <<<"${ESTABLISHED_ARGS:-}"
+	theirs=(env -u SYSTEMTAP_TAPSET -u SYSTEMTAP_RUNTIME
+		SYSTEMTAP_DIR="$tmp/established" "$ESTABLISHED"
+		${eargs[@]+"${eargs[@]}"} -r "$kver")
+	theirs_c=$("${theirs[@]}" -p3 -e "$wild" 2>/dev/null | wc -c)
+	"${theirs[@]}" -p4 -e "$script" >/dev/null 2>&1 || true
+	rm -rf "$tmp/established"/cache/??
+	theirs_cpu=$(cpu "${theirs[@]}" -p4 -e "$wild")
+	[ -n "$(ls "$tmp/established"/cache/??/*.ko 2>/dev/null)" ] ||
+		echo "compile: the established tool's build failed"
+	echo "compile: *@fs/*.c, the established tool: $((theirs_c / 1024))" \
+	     "KiB of C, cold -p4 ${theirs_cpu} s CPU"
+	echo "compile: *@fs/*.c: C $(ratio "$wild_c" "$theirs_c")x (goal <=" \
+	     "0.5), build CPU $(ratio "$wild_cpu" "$theirs_cpu")x (goal" \
+	     "<= 0.33) the established tool's"
+fi

@@ -39,6 +39,38 @@ struct stp_kprobe {
 	bool pending;			/* on a module not loaded: waits */
 };
 
+/* The probe an entry callback shared by several probes runs for: its
+ * own row's, found from the kprobe the kernel or stp_ftrace.c passes.
+ */
+static __always_inline const struct stp_probe *
+stp_kprobe_probe(const struct kprobe *kp)
+{
+	return container_of(kp, struct stp_kprobe, krp.kp)->probe;
+}
+
+/* A row of a module's stp_kprobes for an entry probe on symbol sym
+ * with callback cb, for probe i of its stp_probes; STP_KP_AT adds where
+ * sym is from jiffies_64 as linked, STP_KP_OFF an offset into sym (a
+ * statement, an inline copy).  fl: STP_KP_FTRACE (ftrace may carry
+ * it), STP_KP_NOREGS (its handler reads no register), both as
+ * STP_KP_LEAN; STP_KP_MUST (failing to register is an error).
+ */
+#define STP_KP_FTRACE	1
+#define STP_KP_NOREGS	2
+#define STP_KP_LEAN	(STP_KP_FTRACE | STP_KP_NOREGS)
+#define STP_KP_MUST	4
+#define STP_KP_ROW(sym, i, cb, fl)					\
+	.symbol = sym, .probe = &stp_probes[i],				\
+	.krp.kp.pre_handler = cb,					\
+	.ftrace = ((fl) & STP_KP_FTRACE) != 0,				\
+	.noregs = ((fl) & STP_KP_NOREGS) != 0,				\
+	.must = ((fl) & STP_KP_MUST) != 0
+#define STP_KP(sym, i, cb, fl)		{ STP_KP_ROW(sym, i, cb, fl) }
+#define STP_KP_AT(sym, i, cb, fl, at)					\
+	{ STP_KP_ROW(sym, i, cb, fl), .anchor_off = at, .anchored = true }
+#define STP_KP_OFF(sym, off, i, cb, fl)					\
+	{ STP_KP_ROW(sym, i, cb, fl), .offset = off }
+
 /* Register every probe of the table.  A probe that must be there and
  * cannot be is an error: everything registered so far is undone and
  * the errno returned.  Others are skipped, but one on a module that is

@@ -36,6 +36,17 @@ struct stp_probe {
 	atomic64_t max_cycles;
 };
 
+/* A row of a module's stp_probes table, one per probe: its number,
+ * type, handler, pp() and location ("file:line:col"), and with _LITS
+ * the literals of its shared handler.
+ */
+#define STP_PROBE(i, t, h, p, loc)					\
+	[i] = { .pp = p, .location = loc, .index = i, .type = t,	\
+		.handler = h }
+#define STP_PROBE_LITS(i, t, h, p, loc, l)				\
+	[i] = { .pp = p, .location = loc, .index = i, .type = t,	\
+		.handler = h, .lits = l }
+
 struct context {
 	atomic_t busy;			/* reentrancy guard */
 	int probe_type;

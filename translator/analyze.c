@@ -841,8 +841,6 @@ static const char *probe_not_shareable(const struct derived_probe *dp)
 	bool embedded = false;
 	struct elab_walk w = { embedded_cb, NULL, &embedded };
 
-	if (dp->lean)
-		return "lean";
 	if (dp->entry_exprs.n)
 		return "saves @entry values";
 	elab_walk_stmt(&w, dp->body);

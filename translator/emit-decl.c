@@ -158,12 +158,13 @@ void gen_locals_unions(struct emitter *em, struct strbuf *o)
 	int i;
 
 	for (i = 0; i < em->bodies.n; i++)
-		gen_locals_struct(o, em->bodies.items[i]);
+		if (!((const struct body *)em->bodies.items[i])->merged)
+			gen_locals_struct(o, em->bodies.items[i]);
 	sb_puts(o, "union stp_probe_locals {\n");
 	for (i = 0; i < em->bodies.n; i++) {
 		const struct body *b = em->bodies.items[i];
 
-		if (!b->func)
+		if (!b->func && !b->merged)
 			sb_printf(o, "\tstruct %s p%s;\n", b->locals_type,
 				  b->cname + strlen("stp_probe_"));
 	}
@@ -192,13 +193,18 @@ void gen_prototypes(struct emitter *em, struct strbuf *o)
 	for (i = 0; i < em->bodies.n; i++) {
 		const struct body *b = em->bodies.items[i];
 
-		sb_printf(o, "static void %s(struct context *c);\n", b->cname);
+		if (!b->merged)
+			sb_printf(o, "static void %s(struct context *c);\n",
+				  b->cname);
 	}
 	if (has_final_print(em))
 		sb_puts(o, "static void stp_final_print(struct context *c);\n");
 	for (i = 0; i < em->s->probes.n; i++) {
 		const struct derived_probe *dp = em->s->probes.items[i];
 
+		/* one that runs another's handler has none of these */
+		if (emit_probe_runs(em, dp) != i)
+			continue;
 		if (takes_locks(dp))
 			sb_printf(o, "static inline bool stp_probe_%d_lock(void);\n"
 				  "static void stp_probe_%d_unlock(void);\n"

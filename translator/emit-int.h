@@ -20,6 +20,8 @@ struct body {
 	int label_seq;
 	const char *err_label;
 	bool uses_out;
+	bool merged;			/* a probe's handler another one's
+					 * runs for it: emitted as nothing */
 	bool uses_locals;		/* reads or writes its frame, l */
 	bool maybe_locals;		/* ... its embedded C may not */
 	size_t locals_at;		/* where l is declared, when it is */
@@ -53,7 +55,8 @@ struct emitter {
 	struct strbuf *gstart, *gstop;	/* a family's emit_group output */
 	struct strbuf gstarts, gfail, gstops;
 	struct vec shared;		/* struct shared *: handler keys */
-	struct strbuf share_defs;	/* probes that run another's handler */
+	struct htab share_index;	/* key -> struct shared * */
+	int *runs;			/* per probe: whose handler it runs */
 	struct strbuf lit_tables;	/* literals of shared handlers */
 	const char **lits_of;		/* per probe: its literal table */
 };

@@ -65,6 +65,18 @@ const char *emit_probe_ref(struct emitter *em, const struct derived_probe *dp)
 	return arena_printf(em->s->arena, "&stp_probes[%d]", dp->index);
 }
 
+int emit_probe_runs(const struct emitter *em, const struct derived_probe *dp)
+{
+	return em->runs ? em->runs[dp->index] : dp->index;
+}
+
+const char *emit_probe_handler(struct emitter *em,
+			       const struct derived_probe *dp)
+{
+	return arena_printf(em->s->arena, "stp_probe_%d",
+			    emit_probe_runs(em, dp));
+}
+
 /* A line of the current body at the current depth; a preprocessor
  * line starts in the first column.
  */
@@ -922,7 +934,6 @@ static void gen_monitor(struct emitter *em, struct strbuf *o)
 
 struct shared {
 	const char *key;
-	uint32_t hash;
 	int index;			/* the probe whose handler runs */
 	struct body *b;
 	struct vec members;		/* the probes sharing it (intptr_t) */
@@ -931,7 +942,9 @@ struct shared {
 };
 
 /* dp's handler (the last body) and its lock functions (em->decls from
- * mark) go when an earlier probe's handler can run for it.
+ * mark) go when an earlier probe's handler can run for it.  A lean
+ * handler's copy has no context to take literals from: it is shared
+ * only with one whose literals are the same.
  */
 static void share_handler(struct emitter *em, struct derived_probe *dp,
 			  size_t mark)
@@ -939,50 +952,41 @@ static void share_handler(struct emitter *em, struct derived_probe *dp,
 	struct arena *a = em->s->arena;
 	struct body *b = vec_last(&em->bodies);
 	struct vec *lits = arena_alloc(a, sizeof(*lits));
-	struct shared *sh = NULL;
+	struct shared *sh;
 	const char *key;
-	uint32_t h;
+	void **slot;
+	bool fresh;
 	int i;
 
 	if (dp->not_shareable || !b || b->func || !b->text.buf)
 		return;
 	key = cshare_key(a, b->text.buf, dp->index, lits);
-	h = hash_bytes(key, strlen(key));
-	for (i = 0; i < em->shared.n && !sh; i++) {
-		sh = em->shared.items[i];
-		if (sh->hash != h || strcmp(sh->key, key))
-			sh = NULL;
-	}
-	if (!sh) {
+	if (dp->lean)
+		for (i = 0; i < lits->n; i++)
+			key = arena_printf(a, "%s\001%s", key,
+					   (const char *)lits->items[i]);
+	slot = htab_slot(&em->share_index, key, strlen(key), &fresh);
+	if (fresh) {
 		sh = arena_alloc(a, sizeof(*sh));
 		sh->key = key;
-		sh->hash = h;
 		sh->index = dp->index;
 		sh->b = b;
 		vec_push(a, &sh->lits, lits);
 		vec_push(a, &em->shared, sh);
+		*slot = sh;
 		return;
 	}
+	sh = *slot;
 	vec_push(a, &sh->members, (void *)(intptr_t)dp->index);
 	vec_push(a, &sh->lits, lits);
 	sb_free(&b->text);
 	sb_init(&b->text);
 	sb_putn(&b->text, "", 0);
+	b->merged = true;
 	em->decls.len = mark;
 	if (em->decls.buf)
 		em->decls.buf[mark] = '\0';
-	if (!em->share_defs.len)
-		sb_puts(&em->share_defs, "/* probes that run the handler and "
-			"lock functions of another */\n");
-	sb_printf(&em->share_defs, "#define stp_probe_%d stp_probe_%d\n",
-		  dp->index, sh->index);
-	if (takes_locks(dp))
-		sb_printf(&em->share_defs,
-			  "#define stp_probe_%d_lock stp_probe_%d_lock\n"
-			  "#define stp_probe_%d_unlock stp_probe_%d_unlock\n"
-			  "#define stp_probe_%d_locks stp_probe_%d_locks\n",
-			  dp->index, sh->index, dp->index, sh->index,
-			  dp->index, sh->index);
+	em->runs[dp->index] = sh->index;
 }
 
 /* The k-th probe's table of the literals that differ (slot[i] >= 0),
@@ -1047,29 +1051,52 @@ static void share_finish(struct emitter *em, struct shared *sh)
 			    sh->index] = lit_table(em, sh, k, slot);
 }
 
+/* The probes' locations, each once: "static const char stp_loc_N[]". */
+static const char *loc_name(struct emitter *em, struct strbuf *o,
+			    struct htab *seen, const struct loc *l)
+{
+	struct session *s = em->s;
+	const char *text = arena_printf(s->arena, "%s:%d:%d",
+					src_name(em, l->file), l->line,
+					l->col);
+	bool fresh;
+	void **slot = htab_slot(seen, text, strlen(text), &fresh);
+
+	if (fresh) {
+		*slot = arena_printf(s->arena, "stp_loc_%zu", seen->n - 1);
+		sb_printf(o, "static const char %s[] = ",
+			  (const char *)*slot);
+		sb_c_string(o, text);
+		sb_puts(o, ";\n");
+	}
+	return *slot;
+}
+
+/* stp_probes: a row per probe (STP_PROBE, runtime/stp_probe.h). */
 static void gen_probe_table(struct emitter *em, struct strbuf *o)
 {
 	struct session *s = em->s;
+	struct htab seen = { .arena = s->arena };
+	const char **locs = arena_alloc(s->arena, sizeof(*locs) *
+					(size_t)(s->probes.n + 1));
 	int i;
 
-	sb_printf(o, "static struct stp_probe stp_probes[%d] = {\n",
+	for (i = 0; i < s->probes.n; i++)
+		locs[i] = loc_name(em, o, &seen, &((const struct derived_probe *)
+				   s->probes.items[i])->orig->loc);
+	sb_printf(o, "\nstatic struct stp_probe stp_probes[%d] = {\n",
 		  s->probes.n ? s->probes.n : 1);
 	for (i = 0; i < s->probes.n; i++) {
 		const struct derived_probe *dp = s->probes.items[i];
-		const struct loc *l = &dp->orig->loc;
 
-		sb_printf(o, "\t[%d] = {\n\t\t.pp = ", i);
+		sb_printf(o, "\t%s(%d, %s, stp_probe_%d, ",
+			  em->lits_of[i] ? "STP_PROBE_LITS" : "STP_PROBE", i,
+			  probe_type_of(dp), em->runs[i]);
 		sb_c_string(o, dp->name);
-		sb_puts(o, ",\n\t\t.location = ");
-		sb_c_string(o, arena_printf(s->arena, "%s:%d:%d",
-					src_name(em, l->file), l->line,
-					l->col));
-		sb_printf(o, ",\n\t\t.index = %d,\n\t\t.type = %s,\n"
-			  "\t\t.handler = stp_probe_%d,\n", i,
-			  probe_type_of(dp), i);
+		sb_printf(o, ", %s", locs[i]);
 		if (em->lits_of[i])
-			sb_printf(o, "\t\t.lits = %s,\n", em->lits_of[i]);
-		sb_puts(o, "\t},\n");
+			sb_printf(o, ", %s", em->lits_of[i]);
+		sb_puts(o, "),\n");
 	}
 	sb_puts(o, "};\n\n");
 	if (has_final_print(em))
@@ -1260,7 +1287,6 @@ static void assemble(struct emitter *em, struct strbuf *out)
 		  em->module);
 	gen_embeds(em, out);
 	gen_global_decls(em, out);
-	sb_puts(out, em->share_defs.buf ? em->share_defs.buf : "");
 	gen_prototypes(em, out);
 	sb_printf(out, "static struct stp_probe stp_probes[%d];\n\n",
 		  s->probes.n ? s->probes.n : 1);
@@ -1427,10 +1453,14 @@ int emit_module(struct session *s, const char *module_name,
 	sb_init(&em.gfail);
 	sb_init(&em.gstops);
 	sb_init(&em.entry_decls);
-	sb_init(&em.share_defs);
 	sb_init(&em.lit_tables);
 	em.lits_of = arena_alloc(s->arena, sizeof(*em.lits_of) *
 				 (size_t)(s->probes.n + 1));
+	em.runs = arena_alloc(s->arena, sizeof(*em.runs) *
+			      (size_t)(s->probes.n + 1));
+	for (i = 0; i < s->probes.n; i++)
+		em.runs[i] = i;
+	em.share_index.arena = s->arena;
 	name_globals(&em);
 	em.nesting = module_nesting(&em);
 	number_overloads(s);
@@ -1470,7 +1500,7 @@ int emit_module(struct session *s, const char *module_name,
 	sb_free(&em.gfail);
 	sb_free(&em.gstops);
 	sb_free(&em.entry_decls);
-	sb_free(&em.share_defs);
+	htab_free(&em.share_index);
 	sb_free(&em.lit_tables);
 	for (i = 0; i < em.bodies.n; i++)
 		sb_free(&((struct body *)em.bodies.items[i])->text);

@@ -26,6 +26,14 @@ enum emit_section {
 struct strbuf *emit_out(struct emitter *em, enum emit_section sec);
 /* The C name of the probe's descriptor: "&stp_probes[N]". */
 const char *emit_probe_ref(struct emitter *em, const struct derived_probe *dp);
+/* The C function that runs dp's handler, "stp_probe_N": its own, or
+ * that of an earlier probe whose handler is the same (handler sharing);
+ * its lean copy, when it has one, is the name with "_lean" after it.
+ */
+const char *emit_probe_handler(struct emitter *em,
+			       const struct derived_probe *dp);
+/* The probe whose handler dp runs (dp's own index when not shared). */
+int emit_probe_runs(const struct emitter *em, const struct derived_probe *dp);
 /* Report an error at a location (pass 3 fails). */
 void emit_error(struct emitter *em, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

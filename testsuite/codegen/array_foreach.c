@@ -255,14 +255,10 @@ static void stp_final_print(struct context *c)
 	}
 }
 
+static const char stp_loc_0[] = "array_foreach.stp:5:1";
+
 static struct stp_probe stp_probes[1] = {
-	[0] = {
-		.pp = "begin",
-		.location = "array_foreach.stp:5:1",
-		.index = 0,
-		.type = STP_PROBE_BEGIN,
-		.handler = stp_probe_0,
-	},
+	STP_PROBE(0, STP_PROBE_BEGIN, stp_probe_0, "begin", stp_loc_0),
 };
 
 static struct stp_probe stp_final_probe = {

@@ -21,14 +21,9 @@ struct stp_probe_1_locals {
 	char __unused;
 };
 
-struct stp_probe_2_locals {
-	char __unused;
-};
-
 union stp_probe_locals {
 	struct stp_probe_0_locals p0;
 	struct stp_probe_1_locals p1;
-	struct stp_probe_2_locals p2;
 	char __none;
 };
 
@@ -80,11 +75,8 @@ const int stp_nglobal_locks = 3;
 module_param_named(count, g_count, long, 0);
 #pragma pop_macro("count")
 
-/* probes that run the handler and lock functions of another */
-#define stp_probe_2 stp_probe_1
 static void stp_probe_0(struct context *c);
 static void stp_probe_1(struct context *c);
-static void stp_probe_2(struct context *c);
 static void stp_final_print(struct context *c);
 static inline bool stp_probe_0_lock(void);
 static void stp_probe_0_unlock(void);
@@ -211,30 +203,16 @@ static const char *const stp_probe_2_lits[] = {
 	"operator '{' at begin_end_error.stp:15:13",
 };
 
+static const char stp_loc_0[] = "begin_end_error.stp:5:1";
+static const char stp_loc_1[] = "begin_end_error.stp:11:1";
+static const char stp_loc_2[] = "begin_end_error.stp:15:1";
+
 static struct stp_probe stp_probes[3] = {
-	[0] = {
-		.pp = "begin",
-		.location = "begin_end_error.stp:5:1",
-		.index = 0,
-		.type = STP_PROBE_BEGIN,
-		.handler = stp_probe_0,
-	},
-	[1] = {
-		.pp = "end",
-		.location = "begin_end_error.stp:11:1",
-		.index = 1,
-		.type = STP_PROBE_END,
-		.handler = stp_probe_1,
-		.lits = stp_probe_1_lits,
-	},
-	[2] = {
-		.pp = "error",
-		.location = "begin_end_error.stp:15:1",
-		.index = 2,
-		.type = STP_PROBE_ERROR,
-		.handler = stp_probe_2,
-		.lits = stp_probe_2_lits,
-	},
+	STP_PROBE(0, STP_PROBE_BEGIN, stp_probe_0, "begin", stp_loc_0),
+	STP_PROBE_LITS(1, STP_PROBE_END, stp_probe_1, "end", stp_loc_1,
+		       stp_probe_1_lits),
+	STP_PROBE_LITS(2, STP_PROBE_ERROR, stp_probe_1, "error", stp_loc_2,
+		       stp_probe_2_lits),
 };
 
 static struct stp_probe stp_final_probe = {

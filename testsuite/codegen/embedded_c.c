@@ -273,14 +273,10 @@ out: __maybe_unused;
 		stp_probe_0_unlock();
 }
 
+static const char stp_loc_0[] = "embedded_c.stp:22:1";
+
 static struct stp_probe stp_probes[1] = {
-	[0] = {
-		.pp = "begin",
-		.location = "embedded_c.stp:22:1",
-		.index = 0,
-		.type = STP_PROBE_BEGIN,
-		.handler = stp_probe_0,
-	},
+	STP_PROBE(0, STP_PROBE_BEGIN, stp_probe_0, "begin", stp_loc_0),
 };
 
 int stp_globals_init(void)

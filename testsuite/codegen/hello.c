@@ -95,14 +95,10 @@ static inline void stp_probe_0(struct context *c)
 out: __maybe_unused;
 }
 
+static const char stp_loc_0[] = "hello.stp:2:1";
+
 static struct stp_probe stp_probes[1] = {
-	[0] = {
-		.pp = "begin",
-		.location = "hello.stp:2:1",
-		.index = 0,
-		.type = STP_PROBE_BEGIN,
-		.handler = stp_probe_0,
-	},
+	STP_PROBE(0, STP_PROBE_BEGIN, stp_probe_0, "begin", stp_loc_0),
 };
 
 int stp_globals_init(void)

@@ -128,21 +128,13 @@ out: __maybe_unused;
 		stp_probe_1_unlock();
 }
 
+static const char stp_loc_0[] = "hwbkpt.stp:5:1";
+static const char stp_loc_1[] = "hwbkpt.stp:9:1";
+
 static struct stp_probe stp_probes[2] = {
-	[0] = {
-		.pp = "kernel.data(\"vm_dirty_ratio\").length(1).write",
-		.location = "hwbkpt.stp:5:1",
-		.index = 0,
-		.type = STP_PROBE_HWBKPT,
-		.handler = stp_probe_0,
-	},
-	[1] = {
-		.pp = "end",
-		.location = "hwbkpt.stp:9:1",
-		.index = 1,
-		.type = STP_PROBE_END,
-		.handler = stp_probe_1,
-	},
+	STP_PROBE(0, STP_PROBE_HWBKPT, stp_probe_0,
+		  "kernel.data(\"vm_dirty_ratio\").length(1).write", stp_loc_0),
+	STP_PROBE(1, STP_PROBE_END, stp_probe_1, "end", stp_loc_1),
 };
 
 int stp_globals_init(void)

@@ -17,18 +17,8 @@ struct stp_probe_0_locals {
 	char __unused;
 };
 
-struct stp_probe_1_locals {
-	char __unused;
-};
-
-struct stp_probe_2_locals {
-	char __unused;
-};
-
 union stp_probe_locals {
 	struct stp_probe_0_locals p0;
-	struct stp_probe_1_locals p1;
-	struct stp_probe_2_locals p2;
 	char __none;
 };
 
@@ -60,12 +50,8 @@ module_param_named(n, g_n, long, 0);
 #pragma pop_macro("n")
 
 static void stp_probe_0(struct context *c);
-static void stp_probe_1(struct context *c);
-static void stp_probe_2(struct context *c);
 static void stp_final_print(struct context *c);
 static void stp_probe_0_lean(void);
-static void stp_probe_1_lean(void);
-static void stp_probe_2_lean(void);
 
 static struct stp_probe stp_probes[3];
 
@@ -73,60 +59,18 @@ static int stp_kp_0(struct kprobe *kp, struct pt_regs *regs)
 {
 	if (!_stp_kprobe_enter())
 		goto out;
-	__stp_probe_run_lean(&stp_probes[0], stp_probe_0_lean, regs, NULL, NULL,
-			     STAP_SESSION_RUNNING, true);
-out:
-	_stp_kprobe_busy_dec();
-	return 0;
-}
-
-static int stp_kp_1(struct kprobe *kp, struct pt_regs *regs)
-{
-	if (!_stp_kprobe_enter())
-		goto out;
-	__stp_probe_run_lean(&stp_probes[1], stp_probe_1_lean, regs, NULL, NULL,
-			     STAP_SESSION_RUNNING, true);
-out:
-	_stp_kprobe_busy_dec();
-	return 0;
-}
-
-static int stp_kp_2(struct kprobe *kp, struct pt_regs *regs)
-{
-	if (!_stp_kprobe_enter())
-		goto out;
-	__stp_probe_run_lean(&stp_probes[2], stp_probe_2_lean, regs, NULL, NULL,
-			     STAP_SESSION_RUNNING, true);
+	__stp_probe_run_lean(stp_kprobe_probe(kp), stp_probe_0_lean,
+			     regs, NULL, NULL, STAP_SESSION_RUNNING, true);
 out:
 	_stp_kprobe_busy_dec();
 	return 0;
 }
 
 static struct stp_kprobe stp_kprobes[3] = {
-	{
-		.symbol = "vfs_read",
-		.probe = &stp_probes[0],
-		.krp.kp.pre_handler = stp_kp_0,
-		.must = true,
-		.ftrace = true,
-		.anchor_off = -23728096L,
-		.anchored = true,
-		.noregs = true,
-	},
-	{
-		.symbol = "do_int3",
-		.probe = &stp_probes[1],
-		.krp.kp.pre_handler = stp_kp_1,
-		.ftrace = true,
-		.noregs = true,
-	},
-	{
-		.symbol = "__cpuid",
-		.probe = &stp_probes[2],
-		.krp.kp.pre_handler = stp_kp_2,
-		.ftrace = true,
-		.noregs = true,
-	},
+	STP_KP_AT("vfs_read", 0, stp_kp_0, STP_KP_LEAN | STP_KP_MUST,
+		  -23728096L),
+	STP_KP("do_int3", 1, stp_kp_0, STP_KP_LEAN),
+	STP_KP("__cpuid", 2, stp_kp_0, STP_KP_LEAN),
 };
 
 /* The embedded-C interface of functions. */
@@ -155,72 +99,21 @@ static inline void stp_probe_0_lean(void)
 out: __maybe_unused;
 }
 
-/* probe kernel.function("do_int3").call */
-static inline void stp_probe_1(struct context *c)
-{
-	_stp_counter_add(&g_n, 1);
-	c->actionremaining -= 1;
-	if (unlikely(c->actionremaining < 0)) {
-		_stp_error_at(c, "MAXACTION exceeded",
-			      "operator '{' at kprobe_anchor.stp:11:1");
-		goto out;
-	}
-out: __maybe_unused;
-}
-
-static inline void stp_probe_1_lean(void)
-{
-	_stp_counter_add(&g_n, 1);
-out: __maybe_unused;
-}
-
-/* probe kernel.function("__cpuid").call */
-static inline void stp_probe_2(struct context *c)
-{
-	_stp_counter_add(&g_n, 1);
-	c->actionremaining -= 1;
-	if (unlikely(c->actionremaining < 0)) {
-		_stp_error_at(c, "MAXACTION exceeded",
-			      "operator '{' at kprobe_anchor.stp:11:1");
-		goto out;
-	}
-out: __maybe_unused;
-}
-
-static inline void stp_probe_2_lean(void)
-{
-	_stp_counter_add(&g_n, 1);
-out: __maybe_unused;
-}
-
 /* Globals the script wrote but never read. */
 static void stp_final_print(struct context *c)
 {
 	_stp_printf("n=%d\n", g_n);
 }
 
+static const char stp_loc_0[] = "kprobe_anchor.stp:8:1";
+
 static struct stp_probe stp_probes[3] = {
-	[0] = {
-		.pp = "kernel.function(\"vfs_read\").call",
-		.location = "kprobe_anchor.stp:8:1",
-		.index = 0,
-		.type = STP_PROBE_KPROBE,
-		.handler = stp_probe_0,
-	},
-	[1] = {
-		.pp = "kernel.function(\"do_int3\").call",
-		.location = "kprobe_anchor.stp:8:1",
-		.index = 1,
-		.type = STP_PROBE_KPROBE,
-		.handler = stp_probe_1,
-	},
-	[2] = {
-		.pp = "kernel.function(\"__cpuid\").call",
-		.location = "kprobe_anchor.stp:8:1",
-		.index = 2,
-		.type = STP_PROBE_KPROBE,
-		.handler = stp_probe_2,
-	},
+	STP_PROBE(0, STP_PROBE_KPROBE, stp_probe_0,
+		  "kernel.function(\"vfs_read\").call", stp_loc_0),
+	STP_PROBE(1, STP_PROBE_KPROBE, stp_probe_0,
+		  "kernel.function(\"do_int3\").call", stp_loc_0),
+	STP_PROBE(2, STP_PROBE_KPROBE, stp_probe_0,
+		  "kernel.function(\"__cpuid\").call", stp_loc_0),
 };
 
 static struct stp_probe stp_final_probe = {

@@ -222,13 +222,7 @@ out:
 }
 
 static struct stp_kprobe stp_kprobes[1] = {
-	{
-		.symbol = "vfs_read",
-		.probe = &stp_probes[0],
-		.krp.kp.pre_handler = stp_kp_0,
-		.must = true,
-		.ftrace = true,
-	},
+	STP_KP("vfs_read", 0, stp_kp_0, STP_KP_FTRACE | STP_KP_MUST),
 };
 
 /* The embedded-C interface of functions. */
@@ -316,14 +310,11 @@ static void stp_final_print(struct context *c)
 	}
 }
 
+static const char stp_loc_0[] = "kprobe_count.stp:6:1";
+
 static struct stp_probe stp_probes[1] = {
-	[0] = {
-		.pp = "kernel.function(\"vfs_read\")",
-		.location = "kprobe_count.stp:6:1",
-		.index = 0,
-		.type = STP_PROBE_KPROBE,
-		.handler = stp_probe_0,
-	},
+	STP_PROBE(0, STP_PROBE_KPROBE, stp_probe_0,
+		  "kernel.function(\"vfs_read\")", stp_loc_0),
 };
 
 static struct stp_probe stp_final_probe = {

@@ -238,13 +238,7 @@ out:
 }
 
 static struct stp_kprobe stp_kprobes[2] = {
-	{
-		.symbol = "vfs_read",
-		.probe = &stp_probes[0],
-		.krp.kp.pre_handler = stp_kp_0,
-		.must = true,
-		.ftrace = true,
-	},
+	STP_KP("vfs_read", 0, stp_kp_0, STP_KP_FTRACE | STP_KP_MUST),
 	{
 		.symbol = "vfs_read",
 		.probe = &stp_probes[1],
@@ -387,21 +381,14 @@ static inline void stp_probe_1(struct context *c)
 out: __maybe_unused;
 }
 
+static const char stp_loc_0[] = "kprobe_vars.stp:4:1";
+static const char stp_loc_1[] = "kprobe_vars.stp:10:1";
+
 static struct stp_probe stp_probes[2] = {
-	[0] = {
-		.pp = "kernel.function(\"vfs_read\")",
-		.location = "kprobe_vars.stp:4:1",
-		.index = 0,
-		.type = STP_PROBE_KPROBE,
-		.handler = stp_probe_0,
-	},
-	[1] = {
-		.pp = "kernel.function(\"vfs_read\").return",
-		.location = "kprobe_vars.stp:10:1",
-		.index = 1,
-		.type = STP_PROBE_KRETPROBE,
-		.handler = stp_probe_1,
-	},
+	STP_PROBE(0, STP_PROBE_KPROBE, stp_probe_0,
+		  "kernel.function(\"vfs_read\")", stp_loc_0),
+	STP_PROBE(1, STP_PROBE_KRETPROBE, stp_probe_1,
+		  "kernel.function(\"vfs_read\").return", stp_loc_1),
 };
 
 int stp_globals_init(void)

@@ -326,13 +326,7 @@ out:
 }
 
 static struct stp_kprobe stp_kprobes[1] = {
-	{
-		.symbol = "vfs_read",
-		.probe = &stp_probes[0],
-		.krp.kp.pre_handler = stp_kp_0,
-		.must = true,
-		.ftrace = true,
-	},
+	STP_KP("vfs_read", 0, stp_kp_0, STP_KP_FTRACE | STP_KP_MUST),
 };
 
 /* The embedded-C interface of functions. */
@@ -452,28 +446,15 @@ out: __maybe_unused;
 		stp_probe_2_unlock();
 }
 
+static const char stp_loc_0[] = "monitor.stp:9:1";
+static const char stp_loc_1[] = "monitor.stp:14:1";
+static const char stp_loc_2[] = "monitor.stp:21:1";
+
 static struct stp_probe stp_probes[3] = {
-	[0] = {
-		.pp = "kernel.function(\"vfs_read\")",
-		.location = "monitor.stp:9:1",
-		.index = 0,
-		.type = STP_PROBE_KPROBE,
-		.handler = stp_probe_0,
-	},
-	[1] = {
-		.pp = "timer.s(1)",
-		.location = "monitor.stp:14:1",
-		.index = 1,
-		.type = STP_PROBE_HRTIMER,
-		.handler = stp_probe_1,
-	},
-	[2] = {
-		.pp = "end",
-		.location = "monitor.stp:21:1",
-		.index = 2,
-		.type = STP_PROBE_END,
-		.handler = stp_probe_2,
-	},
+	STP_PROBE(0, STP_PROBE_KPROBE, stp_probe_0,
+		  "kernel.function(\"vfs_read\")", stp_loc_0),
+	STP_PROBE(1, STP_PROBE_HRTIMER, stp_probe_1, "timer.s(1)", stp_loc_1),
+	STP_PROBE(2, STP_PROBE_END, stp_probe_2, "end", stp_loc_2),
 };
 
 int stp_globals_init(void)

@@ -140,22 +140,14 @@ out: __maybe_unused;
 		stp_probe_1_unlock();
 }
 
+static const char stp_loc_0[] = "netfilter.stp:5:1";
+static const char stp_loc_1[] = "netfilter.stp:9:1";
+
 static struct stp_probe stp_probes[2] = {
-	[0] = {
-		.pp =
-			"netfilter.hook(\"NF_INET_LOCAL_IN\").pf(\"NFPROTO_IPV4\")",
-		.location = "netfilter.stp:5:1",
-		.index = 0,
-		.type = STP_PROBE_NETFILTER,
-		.handler = stp_probe_0,
-	},
-	[1] = {
-		.pp = "end",
-		.location = "netfilter.stp:9:1",
-		.index = 1,
-		.type = STP_PROBE_END,
-		.handler = stp_probe_1,
-	},
+	STP_PROBE(0, STP_PROBE_NETFILTER, stp_probe_0,
+		  "netfilter.hook(\"NF_INET_LOCAL_IN\").pf(\"NFPROTO_IPV4\")",
+		  stp_loc_0),
+	STP_PROBE(1, STP_PROBE_END, stp_probe_1, "end", stp_loc_1),
 };
 
 int stp_globals_init(void)

@@ -140,21 +140,13 @@ out: __maybe_unused;
 		stp_probe_1_unlock();
 }
 
+static const char stp_loc_0[] = "perf.stp:5:1";
+static const char stp_loc_1[] = "perf.stp:9:1";
+
 static struct stp_probe stp_probes[2] = {
-	[0] = {
-		.pp = "perf.type(1).config(0).sample(1000000)",
-		.location = "perf.stp:5:1",
-		.index = 0,
-		.type = STP_PROBE_PERF,
-		.handler = stp_probe_0,
-	},
-	[1] = {
-		.pp = "end",
-		.location = "perf.stp:9:1",
-		.index = 1,
-		.type = STP_PROBE_END,
-		.handler = stp_probe_1,
-	},
+	STP_PROBE(0, STP_PROBE_PERF, stp_probe_0,
+		  "perf.type(1).config(0).sample(1000000)", stp_loc_0),
+	STP_PROBE(1, STP_PROBE_END, stp_probe_1, "end", stp_loc_1),
 };
 
 int stp_globals_init(void)

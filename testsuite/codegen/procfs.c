@@ -180,21 +180,14 @@ out: __maybe_unused;
 		stp_probe_1_unlock();
 }
 
+static const char stp_loc_0[] = "procfs.stp:4:1";
+static const char stp_loc_1[] = "procfs.stp:8:1";
+
 static struct stp_probe stp_probes[2] = {
-	[0] = {
-		.pp = "procfs(\"state\").read",
-		.location = "procfs.stp:4:1",
-		.index = 0,
-		.type = STP_PROBE_PROCFS,
-		.handler = stp_probe_0,
-	},
-	[1] = {
-		.pp = "procfs(\"state\").write",
-		.location = "procfs.stp:8:1",
-		.index = 1,
-		.type = STP_PROBE_PROCFS,
-		.handler = stp_probe_1,
-	},
+	STP_PROBE(0, STP_PROBE_PROCFS, stp_probe_0, "procfs(\"state\").read",
+		  stp_loc_0),
+	STP_PROBE(1, STP_PROBE_PROCFS, stp_probe_1, "procfs(\"state\").write",
+		  stp_loc_1),
 };
 
 int stp_globals_init(void)

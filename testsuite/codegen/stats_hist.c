@@ -287,14 +287,10 @@ out: __maybe_unused;
 		stp_probe_0_unlock();
 }
 
+static const char stp_loc_0[] = "stats_hist.stp:5:1";
+
 static struct stp_probe stp_probes[1] = {
-	[0] = {
-		.pp = "begin",
-		.location = "stats_hist.stp:5:1",
-		.index = 0,
-		.type = STP_PROBE_BEGIN,
-		.handler = stp_probe_0,
-	},
+	STP_PROBE(0, STP_PROBE_BEGIN, stp_probe_0, "begin", stp_loc_0),
 };
 
 int stp_globals_init(void)

@@ -1466,28 +1466,16 @@ out: __maybe_unused;
 		stp_probe_2_unlock();
 }
 
+static const char stp_loc_0[] = "syscall_alias.stp:6:1";
+static const char stp_loc_1[] = "syscall_alias.stp:12:1";
+static const char stp_loc_2[] = "syscall_alias.stp:17:1";
+
 static struct stp_probe stp_probes[3] = {
-	[0] = {
-		.pp = "kernel.syscall(\"openat\")",
-		.location = "syscall_alias.stp:6:1",
-		.index = 0,
-		.type = STP_PROBE_SYSCALL,
-		.handler = stp_probe_0,
-	},
-	[1] = {
-		.pp = "kernel.syscall(\"openat\").return",
-		.location = "syscall_alias.stp:12:1",
-		.index = 1,
-		.type = STP_PROBE_SYSCALL,
-		.handler = stp_probe_1,
-	},
-	[2] = {
-		.pp = "timer.s(5)",
-		.location = "syscall_alias.stp:17:1",
-		.index = 2,
-		.type = STP_PROBE_HRTIMER,
-		.handler = stp_probe_2,
-	},
+	STP_PROBE(0, STP_PROBE_SYSCALL, stp_probe_0,
+		  "kernel.syscall(\"openat\")", stp_loc_0),
+	STP_PROBE(1, STP_PROBE_SYSCALL, stp_probe_1,
+		  "kernel.syscall(\"openat\").return", stp_loc_1),
+	STP_PROBE(2, STP_PROBE_HRTIMER, stp_probe_2, "timer.s(5)", stp_loc_2),
 };
 
 int stp_globals_init(void)

@@ -230,28 +230,17 @@ out: __maybe_unused;
 		stp_probe_2_unlock();
 }
 
+static const char stp_loc_0[] = "timers.stp:4:1";
+static const char stp_loc_1[] = "timers.stp:8:1";
+static const char stp_loc_2[] = "timers.stp:12:1";
+
 static struct stp_probe stp_probes[3] = {
-	[0] = {
-		.pp = "timer.ms(100)",
-		.location = "timers.stp:4:1",
-		.index = 0,
-		.type = STP_PROBE_HRTIMER,
-		.handler = stp_probe_0,
-	},
-	[1] = {
-		.pp = "timer.us(500).randomize(100)",
-		.location = "timers.stp:8:1",
-		.index = 1,
-		.type = STP_PROBE_HRTIMER,
-		.handler = stp_probe_1,
-	},
-	[2] = {
-		.pp = "timer.jiffies(10)",
-		.location = "timers.stp:12:1",
-		.index = 2,
-		.type = STP_PROBE_TIMER,
-		.handler = stp_probe_2,
-	},
+	STP_PROBE(0, STP_PROBE_HRTIMER, stp_probe_0, "timer.ms(100)",
+		  stp_loc_0),
+	STP_PROBE(1, STP_PROBE_HRTIMER, stp_probe_1,
+		  "timer.us(500).randomize(100)", stp_loc_1),
+	STP_PROBE(2, STP_PROBE_TIMER, stp_probe_2, "timer.jiffies(10)",
+		  stp_loc_2),
 };
 
 int stp_globals_init(void)

@@ -200,14 +200,11 @@ static inline void stp_probe_0(struct context *c)
 out: __maybe_unused;
 }
 
+static const char stp_loc_0[] = "tracepoint.stp:3:1";
+
 static struct stp_probe stp_probes[1] = {
-	[0] = {
-		.pp = "kernel.trace(\"sched:sched_process_exec\")",
-		.location = "tracepoint.stp:3:1",
-		.index = 0,
-		.type = STP_PROBE_TRACEPOINT,
-		.handler = stp_probe_0,
-	},
+	STP_PROBE(0, STP_PROBE_TRACEPOINT, stp_probe_0,
+		  "kernel.trace(\"sched:sched_process_exec\")", stp_loc_0),
 };
 
 int stp_globals_init(void)

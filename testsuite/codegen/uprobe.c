@@ -115,23 +115,16 @@ static inline void stp_probe_1(struct context *c)
 out: __maybe_unused;
 }
 
+static const char stp_loc_0[] = "uprobe.stp:5:1";
+static const char stp_loc_1[] = "uprobe.stp:9:1";
+
 static struct stp_probe stp_probes[2] = {
-	[0] = {
-		.pp =
-			"process(\"@PROGRAMS@/trace\").function(\"add@@PROGRAMS@/trace.c:20\")",
-		.location = "uprobe.stp:5:1",
-		.index = 0,
-		.type = STP_PROBE_UPROBE,
-		.handler = stp_probe_0,
-	},
-	[1] = {
-		.pp =
-			"process(\"@PROGRAMS@/trace\").function(\"add@@PROGRAMS@/trace.c:20\").return",
-		.location = "uprobe.stp:9:1",
-		.index = 1,
-		.type = STP_PROBE_URETPROBE,
-		.handler = stp_probe_1,
-	},
+	STP_PROBE(0, STP_PROBE_UPROBE, stp_probe_0,
+		  "process(\"@PROGRAMS@/trace\").function(\"add@@PROGRAMS@/trace.c:20\")",
+		  stp_loc_0),
+	STP_PROBE(1, STP_PROBE_URETPROBE, stp_probe_1,
+		  "process(\"@PROGRAMS@/trace\").function(\"add@@PROGRAMS@/trace.c:20\").return",
+		  stp_loc_1),
 };
 
 int stp_globals_init(void)

@@ -1421,12 +1421,52 @@ static bool uses_ftrace(struct session *s, const struct kfn *k)
 	return true;
 }
 
-/* One entry of stp_kprobes: dp's probe on symbol sym. */
-static void emit_kprobe(struct emitter *em, struct strbuf *d,
-			const struct derived_probe *dp, const char *sym)
+/* Whether dp's rows of stp_kprobes fit the one-line STP_KP form. */
+static bool plain_entry(const struct derived_probe *dp)
 {
 	const struct kfn *k = dp->priv;
 
+	return !k->absolute && !k->ret && !k->maxactive &&
+	       !dp->entry_exprs.n;
+}
+
+/* One entry of stp_kprobes: dp's probe on symbol sym, run by cb. */
+static void emit_kprobe(struct emitter *em, struct strbuf *d,
+			const struct derived_probe *dp, const char *sym,
+			const char *cb)
+{
+	const struct kfn *k = dp->priv;
+	struct kdwarf *dw = NULL;
+	bool ftrace = uses_ftrace(emit_session(em), k);
+	bool noregs = ftrace && emit_probe_lean(em, dp) && !k->paths;
+	bool anchored = false;
+	uint64_t addr;
+	int64_t off = 0;
+
+	if (ftrace) {
+		/* where it is, so the runtime need not look it up */
+		dw = target_kernel_dwarf_loaded(emit_session(em));
+		anchored = dw && !kdwarf_kprobe_addr(dw, sym, &addr) &&
+			   !target_kernel_anchor_off(dw, addr, &off);
+	}
+	if (plain_entry(dp)) {
+		const char *fl = arena_printf(emit_session(em)->arena,
+			"%s%s", noregs ? " | STP_KP_LEAN" : ftrace ?
+			" | STP_KP_FTRACE" : "", k->must ? " | STP_KP_MUST" :
+			"");
+
+		sb_printf(d, "\t%s(\"%s%s%s\", ", k->offset ? "STP_KP_OFF" :
+			  anchored ? "STP_KP_AT" : "STP_KP",
+			  k->module ? k->module : "", k->module ? ":" : "",
+			  sym);
+		if (k->offset)
+			sb_printf(d, "%#lx, ", k->offset);
+		sb_printf(d, "%d, %s, %s", dp->index, cb, *fl ? fl + 3 : "0");
+		if (anchored && !k->offset)
+			sb_printf(d, ", %" PRId64 "L", off);
+		sb_puts(d, "),\n");
+		return;
+	}
 	if (k->absolute)
 		sb_printf(d, "\t{\n\t\t.addr = %#" PRIx64 "UL,\n"
 			  "\t\t.probe = %s,\n", k->addr,
@@ -1440,29 +1480,21 @@ static void emit_kprobe(struct emitter *em, struct strbuf *d,
 		sb_printf(d, "\t\t.offset = %#lx,\n", k->offset);
 	if (k->ret)
 		sb_printf(d, "\t\t.ret = true,\n"
-			  "\t\t.krp.handler = stp_kp_%d,\n", dp->index);
+			  "\t\t.krp.handler = %s,\n", cb);
 	else
-		sb_printf(d, "\t\t.krp.kp.pre_handler = stp_kp_%d,\n",
-			  dp->index);
+		sb_printf(d, "\t\t.krp.kp.pre_handler = %s,\n", cb);
 	if (k->ret)
 		sb_printf(d, "\t\t.krp.entry_handler = "
 			  "stp_kp_%d_entry,\n", dp->index);
 	if (k->must)
 		sb_puts(d, "\t\t.must = true,\n");
-	if (uses_ftrace(emit_session(em), k)) {
-		struct kdwarf *dw =
-			target_kernel_dwarf_loaded(emit_session(em));
-		uint64_t addr;
-		int64_t off;
-
+	if (ftrace) {
 		sb_puts(d, "\t\t.ftrace = true,\n");
-		/* where it is, so the runtime need not look it up */
-		if (dw && !kdwarf_kprobe_addr(dw, sym, &addr) &&
-		    !target_kernel_anchor_off(dw, addr, &off))
+		if (anchored)
 			sb_printf(d, "\t\t.anchor_off = %" PRId64 "L,\n"
 				  "\t\t.anchored = true,\n", off);
 		/* a lean handler reads no register; .call paths do */
-		if (emit_probe_lean(em, dp) && !k->paths)
+		if (noregs)
 			sb_puts(d, "\t\t.noregs = true,\n");
 	}
 	if (k->maxactive)
@@ -1644,78 +1676,139 @@ static void say_mechanisms(struct emitter *em, struct vec *dps)
 		nfl, nk, nr);
 }
 
-static void kfn_emit_group(struct emitter *em, struct vec *dps)
+/* dp's callback, named name, running its handler for the probe probe
+ * (C: the probe's own "&stp_probes[N]", or stp_kprobe_probe(kp) in a
+ * callback several probes share).  The runtime's fast path is inline.
+ */
+static void emit_callback(struct emitter *em, struct strbuf *d,
+			  struct derived_probe *dp, const char *name,
+			  const char *probe)
 {
-	struct strbuf *d = emit_out(em, EMIT_DECLS);
-	int i, total;
+	const struct kfn *k = dp->priv;
+	const char *ri = k->ret ? "ri" : "NULL";
+	const char *handler = emit_probe_handler(em, dp);
+	const char *flags;
+	bool pc;
 
-	/* each probe's own callbacks, the runtime's fast path inline */
+	if (!k->ret)
+		sb_printf(d, "static int %s(struct kprobe *kp, "
+			  "struct pt_regs *regs)\n{\n", name);
+	else
+		sb_printf(d, "static int %s(struct "
+			  "kretprobe_instance *ri,\n\t\t    "
+			  "struct pt_regs *regs)\n{\n", name);
+	/* the handler sees the probed address as the pc (addr(),
+	 * backtraces), not the byte after the breakpoint that the kernel
+	 * leaves there, nor ftrace's return address into the function; it
+	 * is put back for the kernel (a lean handler reads no register).
+	 * An entry (kprobe or ftrace) is dropped inside another function
+	 * probe's handler on this CPU, as the kernel drops a kprobe hit
+	 * while a kprobe handler runs; a return runs (its entry was not
+	 * dropped) and keeps the count raised.
+	 */
+	pc = !k->ret && !emit_probe_lean(em, dp);
+	flags = emit_probe_run_flags(em, dp);
+	if (!strcmp(flags, "0"))
+		flags = "";
+	if (pc)
+		sb_puts(d, "\tunsigned long ip = "
+			"instruction_pointer(regs);\n\n");
+	if (!k->ret)
+		sb_puts(d, "\tif (!_stp_kprobe_enter())\n"
+			"\t\tgoto out;\n");
+	else
+		sb_puts(d, "\t_stp_kprobe_busy_inc();\n");
+	if (k->paths && !k->ret)
+		sb_printf(d, "\tif (!_stp_kcalled_via(regs, "
+			  "stp_kp_%d_paths, %d, %d))\n"
+			  "\t\tgoto out;\n", dp->index, k->paths->n, k->depth);
+	if (pc)
+		sb_puts(d, "\tinstruction_pointer_set(regs, "
+			"(unsigned long)kp->addr);\n");
+	if (emit_probe_lean(em, dp))
+		sb_printf(d, "\t__stp_probe_run_lean(%s, %s_lean,\n"
+			  "\t\t\t     regs, %s, NULL, STAP_SESSION_RUNNING, "
+			  "true);\n", probe, handler, ri);
+	else	/* preemption is off, regs are the kernel's */
+		sb_printf(d, "\t__stp_probe_run_flags(%s, %s, "
+			  "regs, %s, NULL,\n\t\t\t      "
+			  "STAP_SESSION_RUNNING,\n\t\t\t      "
+			  "%s%sSTP_RUN_KERNEL);\n",
+			  probe, handler, ri, flags, *flags ? " | " : "");
+	if (pc)
+		sb_puts(d, "\tinstruction_pointer_set(regs, ip);\n");
+	if (!k->ret)
+		sb_puts(d, "out:\n");
+	sb_puts(d, "\t_stp_kprobe_busy_dec();\n\treturn 0;\n}\n\n");
+}
+
+/* Entry probes that run the same handler the same way share one
+ * callback, which finds its probe from the kprobe (a wildcard's
+ * thousands of functions: one callback); a probe alone in its kind
+ * keeps its own, with its probe as a constant.  cbs[i]: the name of
+ * the i-th probe's callback.
+ */
+static void emit_callbacks(struct emitter *em, struct strbuf *d,
+			   struct vec *dps, const char **cbs)
+{
+	struct arena *a = emit_session(em)->arena;
+	struct htab kinds = { .arena = a };
+	const char **keys = arena_alloc(a, sizeof(*keys) *
+					(size_t)(dps->n + 1));
+	int i, *count;
+	bool fresh;
+
+	for (i = 0; i < dps->n; i++) {
+		struct derived_probe *dp = dps->items[i];
+		const struct kfn *k = dp->priv;
+		struct strbuf t;
+		void **slot;
+
+		if (k->ret || k->paths)
+			continue;
+		sb_init(&t);
+		emit_callback(em, &t, dp, "#", "stp_kprobe_probe(kp)");
+		keys[i] = arena_strdup(a, t.buf);
+		sb_free(&t);
+		slot = htab_slot(&kinds, keys[i], strlen(keys[i]), &fresh);
+		if (fresh)
+			*slot = arena_alloc(a, sizeof(int) * 2);
+		count = *slot;
+		if (fresh)
+			count[1] = dp->index;
+		count[0]++;
+	}
 	for (i = 0; i < dps->n; i++) {
 		struct derived_probe *dp = dps->items[i];
 		const struct kfn *k = dp->priv;
 		int n = dp->index;
-		const char *ri = k->ret ? "ri" : "NULL";
-		const char *flags;
-		bool pc;
 
 		if (k->paths)
 			emit_call_sites(d, k, n);
-		if (!k->ret)
-			sb_printf(d, "static int stp_kp_%d(struct kprobe *kp, "
-				  "struct pt_regs *regs)\n{\n", n);
-		else
-			sb_printf(d, "static int stp_kp_%d(struct "
-				  "kretprobe_instance *ri,\n\t\t    "
-				  "struct pt_regs *regs)\n{\n", n);
-		/* the handler sees the probed address as the pc (addr(),
-		 * backtraces), not the byte after the breakpoint that the
-		 * kernel leaves there, nor ftrace's return address into
-		 * the function; it is put back for the kernel (a lean
-		 * handler reads no register).  An entry (kprobe or ftrace)
-		 * is dropped inside another function probe's handler on
-		 * this CPU, as the kernel drops a kprobe hit while a kprobe
-		 * handler runs; a return runs (its entry was not dropped)
-		 * and keeps the count raised.
-		 */
-		pc = !k->ret && !emit_probe_lean(em, dp);
-		flags = emit_probe_run_flags(em, dp);
-		if (!strcmp(flags, "0"))
-			flags = "";
-		if (pc)
-			sb_puts(d, "\tunsigned long ip = "
-				"instruction_pointer(regs);\n\n");
-		if (!k->ret)
-			sb_puts(d, "\tif (!_stp_kprobe_enter())\n"
-				"\t\tgoto out;\n");
-		else
-			sb_puts(d, "\t_stp_kprobe_busy_inc();\n");
-		if (k->paths && !k->ret)
-			sb_printf(d, "\tif (!_stp_kcalled_via(regs, "
-				  "stp_kp_%d_paths, %d, %d))\n"
-				  "\t\tgoto out;\n", n, k->paths->n, k->depth);
-		if (pc)
-			sb_puts(d, "\tinstruction_pointer_set(regs, "
-				"(unsigned long)kp->addr);\n");
-		if (emit_probe_lean(em, dp))
-			sb_printf(d, "\t__stp_probe_run_lean(%s, "
-				  "stp_probe_%d_lean, regs, %s, NULL,\n"
-				  "\t\t\t     STAP_SESSION_RUNNING, true);\n",
-				  emit_probe_ref(em, dp), n, ri);
-		else	/* preemption is off, regs are the kernel's */
-			sb_printf(d, "\t__stp_probe_run_flags(%s, stp_probe_%d, "
-				  "regs, %s, NULL,\n\t\t\t      "
-				  "STAP_SESSION_RUNNING,\n\t\t\t      "
-				  "%s%sSTP_RUN_KERNEL);\n",
-				  emit_probe_ref(em, dp), n, ri, flags,
-				  *flags ? " | " : "");
-		if (pc)
-			sb_puts(d, "\tinstruction_pointer_set(regs, ip);\n");
-		if (!k->ret)
-			sb_puts(d, "out:\n");
-		sb_puts(d, "\t_stp_kprobe_busy_dec();\n\treturn 0;\n}\n\n");
+		count = keys[i] ? htab_get(&kinds, keys[i], strlen(keys[i]))
+				: NULL;
+		if (count && count[0] > 1) {
+			cbs[i] = arena_printf(a, "stp_kp_%d", count[1]);
+			if (count[1] == n)
+				emit_callback(em, d, dp, cbs[i],
+					      "stp_kprobe_probe(kp)");
+			continue;
+		}
+		cbs[i] = arena_printf(a, "stp_kp_%d", n);
+		emit_callback(em, d, dp, cbs[i], emit_probe_ref(em, dp));
 		if (k->ret)
 			emit_entry_handler(d, dp, n);
 	}
+}
+
+static void kfn_emit_group(struct emitter *em, struct vec *dps)
+{
+	struct strbuf *d = emit_out(em, EMIT_DECLS);
+	const char **cbs = arena_alloc(emit_session(em)->arena,
+				       sizeof(*cbs) * (size_t)(dps->n + 1));
+	int i, total;
+
+	emit_callbacks(em, d, dps, cbs);
 	for (i = 0, total = 0; i < dps->n; i++) {
 		const struct kfn *k = ((struct derived_probe *)
 				       dps->items[i])->priv;
@@ -1734,7 +1827,7 @@ static void kfn_emit_group(struct emitter *em, struct vec *dps)
 			const char *sym = k->clones.n ?
 				vec_get(&k->clones, j) : k->sym;
 
-			emit_kprobe(em, d, dp, sym);
+			emit_kprobe(em, d, dp, sym, cbs[i]);
 		} while (++j < k->clones.n);
 		emit_kentry_probes(em, d, dp);
 	}

@@ -308,10 +308,11 @@ static void nf_emit_hook(struct emitter *em, struct strbuf *d,
 		  "struct sk_buff *skb,\n\t\t\t\tconst struct nf_hook_state "
 		  "*state)\n{\n", dp->index);
 	if (emit_probe_lean(em, dp)) {
-		sb_printf(d, "\t__stp_probe_run_lean(%s, stp_probe_%d_lean, "
+		sb_printf(d, "\t__stp_probe_run_lean(%s, %s_lean, "
 			  "NULL, NULL, NULL,\n\t\t\t     "
 			  "STAP_SESSION_RUNNING, false);\n\treturn NF_ACCEPT;"
-			  "\n}\n\n", emit_probe_ref(em, dp), dp->index);
+			  "\n}\n\n", emit_probe_ref(em, dp),
+			  emit_probe_handler(em, dp));
 		return;
 	}
 	sb_printf(d, "\tu64 args[%d] = {\n"
@@ -323,10 +324,10 @@ static void nf_emit_hook(struct emitter *em, struct strbuf *d,
 		  "\t\t[%d] = NF_ACCEPT,\n\t};\n\n", NF_NARGS,
 		  NF_ARG_HOOKNUM, NF_ARG_SKB, NF_ARG_IN, NF_ARG_OUT,
 		  NF_ARG_OKFN, NF_ARG_VERDICT);
-	sb_printf(d, "\t__stp_probe_run_flags(%s, stp_probe_%d, NULL, NULL, "
+	sb_printf(d, "\t__stp_probe_run_flags(%s, %s, NULL, NULL, "
 		  "args,\n\t\t\t      STAP_SESSION_RUNNING, %s);\n"
 		  "\treturn (unsigned int)args[%d];\n}\n\n",
-		  emit_probe_ref(em, dp), dp->index,
+		  emit_probe_ref(em, dp), emit_probe_handler(em, dp),
 		  emit_probe_run_flags(em, (struct derived_probe *)dp),
 		  NF_ARG_VERDICT);
 }

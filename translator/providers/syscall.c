@@ -702,7 +702,8 @@ static void sc_emit_probe(struct emitter *em, struct strbuf *d,
 	else {
 		sb_printf(d, "\t{ %s, ", emit_probe_ref(em, dp));
 		if (emit_probe_lean(em, dp))
-			sb_printf(d, "stp_probe_%d_lean, ", dp->index);
+			sb_printf(d, "%s_lean, ",
+				  emit_probe_handler(em, dp));
 		else
 			sb_puts(d, "NULL, ");
 		sb_puts(d, emit_probe_run_flags(em, dp));

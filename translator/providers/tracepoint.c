@@ -412,10 +412,11 @@ static void tp_emit_group(struct emitter *em, struct vec *dps)
 		 */
 		if (emit_probe_lean(em, dp)) {
 			sb_printf(d, "\t__stp_probe_run_lean(%s, "
-				  "stp_probe_%d_lean, NULL, NULL, NULL,\n"
+				  "%s_lean, NULL, NULL, NULL,\n"
 				  "\t\t\t     STAP_SESSION_RUNNING, "
 				  "STP_TP_PREEMPT_OFF);\n"
-				  "}\n\n", emit_probe_ref(em, dp), dp->index);
+				  "}\n\n", emit_probe_ref(em, dp),
+				  emit_probe_handler(em, dp));
 			continue;
 		}
 		sb_printf(d, "\tu64 args[%d] = {", t->sig.nparams ?
@@ -424,11 +425,11 @@ static void tp_emit_group(struct emitter *em, struct vec *dps)
 			sb_printf(d, "%s a%d", k ? "," : "", k);
 		sb_puts(d, " };\n\n");
 		flags = emit_probe_run_flags(em, (struct derived_probe *)dp);
-		sb_printf(d, "\t__stp_probe_run_flags(%s, stp_probe_%d, "
+		sb_printf(d, "\t__stp_probe_run_flags(%s, %s, "
 			  "NULL, NULL, args,\n\t\t\t      "
 			  "STAP_SESSION_RUNNING,\n\t\t\t      "
 			  "STP_TP_RUN%s%s);\n}\n\n",
-			  emit_probe_ref(em, dp), dp->index,
+			  emit_probe_ref(em, dp), emit_probe_handler(em, dp),
 			  strcmp(flags, "0") ? " | " : "",
 			  strcmp(flags, "0") ? flags : "");
 	}

@@ -1731,9 +1731,10 @@ static void emit_entry_handlers(struct emitter *em, struct strbuf *d,
 		  print);
 	sb_printf(d, "static int stp_up_%d_ret(struct stp_uprobe *up, "
 		  "struct pt_regs *regs,\n\t\t\tvoid *data)\n{\n"
-		  "\t__stp_probe_run_edata(%s, stp_probe_%d, regs, data,\n"
+		  "\t__stp_probe_run_edata(%s, %s, regs, data,\n"
 		  "\t\t\t      STAP_SESSION_RUNNING, %s);\n"
-		  "\treturn 0;\n}\n\n", n, emit_probe_ref(em, dp), n, print);
+		  "\treturn 0;\n}\n\n", n, emit_probe_ref(em, dp),
+		  emit_probe_handler(em, dp), print);
 }
 
 /* Each probe's callback: the runtime's fast path, inline.  A uprobe
@@ -1751,14 +1752,15 @@ static void emit_handler(struct emitter *em, struct strbuf *d,
 	sb_printf(d, "static int stp_up_%d(struct stp_uprobe *up, "
 		  "struct pt_regs *regs)\n{\n", n);
 	if (emit_probe_lean(em, dp))
-		sb_printf(d, "\t__stp_probe_run_lean(%s, stp_probe_%d_lean, "
+		sb_printf(d, "\t__stp_probe_run_lean(%s, %s_lean, "
 			  "regs, NULL, NULL,\n\t\t\t     "
 			  "STAP_SESSION_RUNNING, false);\n",
-			  emit_probe_ref(em, dp), n);
+			  emit_probe_ref(em, dp), emit_probe_handler(em, dp));
 	else
-		sb_printf(d, "\t__stp_probe_run_flags(%s, stp_probe_%d, regs, "
+		sb_printf(d, "\t__stp_probe_run_flags(%s, %s, regs, "
 			  "NULL, NULL,\n\t\t\t      STAP_SESSION_RUNNING, "
-			  "%s);\n", emit_probe_ref(em, dp), n,
+			  "%s);\n", emit_probe_ref(em, dp),
+			  emit_probe_handler(em, dp),
 			  emit_probe_run_flags(em, dp));
 	sb_puts(d, "\treturn 0;\n}\n\n");
 }
