@@ -431,21 +431,6 @@ static void check_variance(struct checker *c, struct expr *e)
 
 /* Expressions */
 
-static bool is_return_probe(const struct derived_probe *dp)
-{
-	int i;
-
-	if (!dp || !dp->pp)
-		return false;
-	for (i = 0; i < dp->pp->comps.n; i++) {
-		const struct pp_comp *pc = dp->pp->comps.items[i];
-
-		if (pc->functor && !strcmp(pc->functor, "return"))
-			return true;
-	}
-	return false;
-}
-
 static bool check_expr(struct elab_walk *w, struct expr *e)
 {
 	struct checker *c = w->arg;
@@ -466,7 +451,7 @@ static bool check_expr(struct elab_walk *w, struct expr *e)
 		check_variance(c, e);
 		break;
 	case EX_ENTRY:
-		if (c->fn || !is_return_probe(c->dp))
+		if (c->fn || !c->dp || !c->dp->returns)
 			diag_error(c->s, e->loc, "@entry is only valid in a "
 				   ".return probe handler");
 		break;

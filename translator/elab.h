@@ -32,6 +32,9 @@ struct derived_probe {
 	void *priv;			/* provider data */
 	struct vec entry_exprs;		/* EX_ENTRY nodes saved at entry,
 					 * in slot order (.return probes) */
+	bool returns;			/* a return probe: its provider's
+					 * build says so, and @entry is
+					 * valid in it (the one rule) */
 	/* analyze.c, between elaboration and emission (analyze.h) */
 	unsigned char *locks;		/* per global, in s->globals order:
 					 * enum lock_mode */

@@ -770,7 +770,7 @@ static void resolve_entry(struct scope *sc, struct expr *e)
 	/* nothing to save while its errors wait for elision */
 	if (has_held(e->a))
 		return;
-	if (!sc->dp || !sc->dp->prov->resolve_entry) {
+	if (!sc->dp || !sc->dp->prov->resolve_entry || !sc->dp->returns) {
 		rerror(sc->el, e->loc, "@entry is only valid in a .return "
 		       "probe handler");
 		return;

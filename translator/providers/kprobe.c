@@ -982,6 +982,7 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
 	dp->priv = k;
 	k->module = module_name(c, comp_str(pp, "module"));
 	k->ret = pp_comp_of(pp, intern("return")) != NULL;
+	dp->returns = k->ret;
 	k->typed = !is_kprobe_family(pp);
 	/* from a pattern, an optional point: failures are skipped */
 	k->must = !c->optional;
@@ -1309,13 +1310,6 @@ static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 static int kfn_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 			     struct expr *e)
 {
-	struct kfn *k = dp->priv;
-
-	if (!k->ret) {
-		prov_error(c, e->loc, "@entry is only valid in a .return "
-			   "probe handler");
-		return -1;
-	}
 	prov_save_at_entry(c, dp, e, e->a);
 	return 0;
 }

@@ -284,6 +284,7 @@ static int sc_build(struct prov_ctx *c, struct derived_probe *dp)
 
 	dp->priv = p;
 	p->ret = !strcmp(last->functor, "return");
+	dp->returns = p->ret;
 	if (pp_comp_of(dp->pp, intern("process")))
 		return sc_build_process(c, dp, p);
 	if (!comp)
@@ -617,13 +618,6 @@ static bool sc_entry_same(const struct expr *e)
 static int sc_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 			    struct expr *e)
 {
-	const struct sc_probe *p = dp->priv;
-
-	if (!p->ret) {
-		prov_error(c, e->loc, "@entry is only valid in a .return "
-			   "probe handler");
-		return -1;
-	}
 	if (sc_entry_same(e->a)) {
 		*e = *e->a;
 		return 0;

@@ -1136,6 +1136,7 @@ static int up_build(struct prov_ctx *c, struct derived_probe *dp)
 	u->pt = *up;
 	hex_name(c, dp);
 	u->ret = has_comp(dp->pp, "return");
+	dp->returns = u->ret;
 	u->must = !c->optional;
 	if (has_comp(dp->pp, "library"))
 		u->exe = comp_str(dp->pp, "process");
@@ -1673,13 +1674,6 @@ static int up_resolve_atvar(struct prov_ctx *c, struct derived_probe *dp,
 static int up_resolve_entry(struct prov_ctx *c, struct derived_probe *dp,
 			    struct expr *e)
 {
-	const struct uprobe *u = dp->priv;
-
-	if (!u->ret) {
-		prov_error(c, e->loc, "@entry is only valid in a .return "
-			   "probe handler");
-		return -1;
-	}
 	prov_save_at_entry(c, dp, e, e->a);
 	return 0;
 }
