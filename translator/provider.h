@@ -172,6 +172,11 @@ void prov_emit_callee_paths(struct strbuf *d, const struct vec *paths,
  */
 void prov_save_at_entry(struct prov_ctx *c, struct derived_probe *dp,
 			struct expr *e, struct expr *saved);
+/* A .return probe reads a parameter as it was at entry: e, bound,
+ * becomes @entry(e), saved at entry.
+ */
+void prov_snapshot_at_entry(struct prov_ctx *c, struct derived_probe *dp,
+			    struct expr *e);
 /* Canonical text of a probe point: comp(.comp)*, no flags or cond. */
 const char *pp_text(struct arena *a, const struct probe_point *pp);
 

@@ -262,6 +262,18 @@ void prov_save_at_entry(struct prov_ctx *c, struct derived_probe *dp,
 	vec_push(c->s->arena, &dp->entry_exprs, e);
 }
 
+void prov_snapshot_at_entry(struct prov_ctx *c, struct derived_probe *dp,
+			    struct expr *e)
+{
+	struct expr *inner = arena_alloc(c->s->arena, sizeof(*inner));
+
+	*inner = *e;
+	memset(&e->comps, 0, sizeof(e->comps));
+	e->kind = EX_ENTRY;
+	e->a = inner;
+	prov_save_at_entry(c, dp, e, inner);
+}
+
 int prov_expand_process(struct prov_ctx *c, const struct probe_point *pp,
 			struct vec *out)
 {

@@ -717,6 +717,21 @@ void target_list_params(struct strbuf *sb, const struct kfunc *f)
 				  ktype_name(f->params[i].type));
 }
 
+void target_list_vars(struct strbuf *sb, const struct kfunc *f,
+		      bool at_entry, const struct vec *vars)
+{
+	int i;
+
+	if (at_entry)
+		target_list_params(sb, f);
+	for (i = 0; i < vars->n; i++) {
+		const struct fvar *v = vars->items[i];
+
+		if (!(at_entry && v->is_param))
+			sb_printf(sb, " $%s:%s", v->name, ktype_name(v->type));
+	}
+}
+
 /* ------------------------------------------------- calling convention */
 
 static const char *const arg_regs[] = { "di", "si", "dx", "cx", "r8", "r9" };

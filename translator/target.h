@@ -257,5 +257,10 @@ void target_session_free(struct session *s);
 
 /* " $name:type" for each of f's parameters, as stap -L prints them. */
 void target_list_params(struct strbuf *sb, const struct kfunc *f);
+/* The same for a probed function's variables (struct fvar *, DWARF's):
+ * with at_entry, f's parameters first, then the locals.
+ */
+void target_list_vars(struct strbuf *sb, const struct kfunc *f,
+		      bool at_entry, const struct vec *vars);
 
 #endif

@@ -108,6 +108,16 @@ struct kloc {
 	bool deref;		/* KLOC_ENTRY: an address, not the value */
 };
 
+/* A variable of a probed function, kernel or user: a parameter or a
+ * local in scope at the probe's address, where DWARF places it.
+ */
+struct fvar {
+	const char *name;
+	const struct ktype *type;
+	struct kloc loc;
+	bool is_param;
+};
+
 /* The parameters and locals in scope at func (an ELF symbol, or a DWARF
  * function name) + offset, innermost scope first, each scope in
  * declaration order, up to and including the innermost function (an

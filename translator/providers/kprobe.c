@@ -29,13 +29,6 @@
 #include <string.h>
 
 /* A variable DWARF places at the probe's address. */
-struct kvar {
-	const char *name;
-	const struct ktype *type;
-	struct kloc loc;
-	bool is_param;
-};
-
 /* An inline instance, handed from expand to build. */
 struct kinline {
 	const char *caller;
@@ -67,7 +60,7 @@ struct kfn {
 					 * runtime may put on ftrace */
 	uint64_t addr;
 	struct kfunc sig;
-	struct vec vars;		/* struct kvar *, from DWARF */
+	struct vec vars;		/* struct fvar *, from DWARF */
 	const struct vec *paths;	/* .callee: struct kcallpath *, the
 					 * calls it must be reached by */
 	int depth;			/* the deepest of paths */
@@ -746,7 +739,7 @@ static void var_cb(const char *name, const struct ktype *type,
 {
 	struct prov_ctx *c = ((void **)arg)[0];
 	struct kfn *k = ((void **)arg)[1];
-	struct kvar *v = arena_alloc(c->s->arena, sizeof(*v));
+	struct fvar *v = arena_alloc(c->s->arena, sizeof(*v));
 
 	v->name = arena_strdup(c->s->arena, name);
 	v->type = type;
@@ -1058,7 +1051,7 @@ static int kfn_build(struct prov_ctx *c, struct derived_probe *dp)
  * Not in a .return probe, whose values come from its own entry.
  */
 static struct tref *entry_tref(struct prov_ctx *c, struct kfn *k,
-			       const struct kvar *v, const char **why)
+			       const struct fvar *v, const char **why)
 {
 	static int next;
 	struct tref *r;
@@ -1093,7 +1086,7 @@ static struct tref *entry_tref(struct prov_ctx *c, struct kfn *k,
 }
 
 static struct tref *tref_of_var(struct prov_ctx *c, struct kfn *k,
-				const struct kvar *v, const char **why)
+				const struct fvar *v, const char **why)
 {
 	if (v->loc.kind == KLOC_ENTRY)
 		return entry_tref(c, k, v, why);
@@ -1142,7 +1135,7 @@ static int bind_list(struct prov_ctx *c, struct kfn *k, struct expr *e)
 		r->list[r->nlist++] = target_param(a, &k->sig, i, &why);
 	}
 	for (i = 0; i < k->vars.n; i++) {
-		const struct kvar *v = k->vars.items[i];
+		const struct fvar *v = k->vars.items[i];
 
 		if (v->is_param ? !parms || k->at_entry : !locals)
 			continue;
@@ -1163,7 +1156,7 @@ static int bind_var(struct prov_ctx *c, struct kfn *k, struct expr *e,
 	int i;
 
 	for (i = 0; i < k->vars.n; i++) {
-		const struct kvar *v = k->vars.items[i];
+		const struct fvar *v = k->vars.items[i];
 
 		if (strcmp(v->name, e->name + 1) ||
 		    (k->at_entry && v->is_param))
@@ -1179,35 +1172,6 @@ static int bind_var(struct prov_ctx *c, struct kfn *k, struct expr *e,
 		return 1;
 	}
 	return 0;
-}
-
-static void list_alternatives(struct strbuf *sb, const struct kfn *k)
-{
-	int i;
-
-	if (k->at_entry)
-		target_list_params(sb, &k->sig);
-	for (i = 0; i < k->vars.n; i++) {
-		const struct kvar *v = k->vars.items[i];
-
-		if (!(k->at_entry && v->is_param))
-			sb_printf(sb, " $%s:%s", v->name, ktype_name(v->type));
-	}
-}
-
-/* A .return probe reads parameters as they were at entry: the whole
- * expression becomes @entry(expression).
- */
-static void snapshot(struct prov_ctx *c, struct derived_probe *dp,
-		     struct expr *e)
-{
-	struct expr *inner = arena_alloc(c->s->arena, sizeof(*inner));
-
-	*inner = *e;
-	memset(&e->comps, 0, sizeof(e->comps));
-	e->kind = EX_ENTRY;
-	e->a = inner;
-	prov_save_at_entry(c, dp, e, inner);
 }
 
 static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
@@ -1253,7 +1217,7 @@ static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 		if (bind_list(c, k, e))
 			return -1;
 		if (k->ret && !c->at_entry && strcmp(e->name, "$$return"))
-			snapshot(c, dp, e);
+			prov_snapshot_at_entry(c, dp, e);
 		return 0;
 	}
 	if (!strcmp(e->name, "$return")) {
@@ -1278,7 +1242,7 @@ static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 	}
 	if (bind_var(c, k, e, &rc)) {
 		if (!rc && k->ret && !c->at_entry)
-			snapshot(c, dp, e);
+			prov_snapshot_at_entry(c, dp, e);
 		return rc;
 	}
 	for (i = 0; k->at_entry && i < k->sig.nparams; i++)
@@ -1289,7 +1253,7 @@ static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 		struct strbuf sb;
 
 		sb_init(&sb);
-		list_alternatives(&sb, k);
+		target_list_vars(&sb, &k->sig, k->at_entry, &k->vars);
 		prov_error(c, e->loc, "unable to find '%s' at %s (alternatives:"
 			   "%s)", e->name, dp->name, sb.buf ? sb.buf : " none");
 		sb_free(&sb);
@@ -1303,7 +1267,7 @@ static int kfn_resolve_target(struct prov_ctx *c, struct derived_probe *dp,
 	if (target_bind(c, e, r))
 		return -1;
 	if (k->ret && !c->at_entry)
-		snapshot(c, dp, e);
+		prov_snapshot_at_entry(c, dp, e);
 	return 0;
 }
 
@@ -1382,7 +1346,7 @@ static void kfn_list_vars(const struct derived_probe *dp, struct strbuf *sb)
 		return;
 	if (k->ret && k->sig.ret && k->sig.ret->kind != KT_VOID)
 		sb_printf(sb, " $return:%s", ktype_name(k->sig.ret));
-	list_alternatives(sb, k);
+	target_list_vars(sb, &k->sig, k->at_entry, &k->vars);
 }
 
 /* ------------------------------------------------------------ pass 3 */

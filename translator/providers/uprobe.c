@@ -48,13 +48,6 @@ struct upoint {
 				  * the function must be reached by */
 };
 
-struct uvar {
-	const char *name;
-	const struct ktype *type;
-	struct kloc loc;
-	bool is_param;
-};
-
 /* One argument of an SDT marker: "-4@%edi", "8@-16(%rbp)", "4@$5". */
 struct sdt_arg {
 	struct tref *ref;	/* NULL: unsupported, why says so */
@@ -72,7 +65,7 @@ struct uprobe {
 	bool must;
 	bool at_entry;		/* parameters by the calling convention */
 	bool is32;		/* an i386 file: no context variables yet */
-	struct vec vars;	/* struct uvar *, from DWARF */
+	struct vec vars;	/* struct fvar *, from DWARF */
 	struct kdwarf *dw;	/* the object's DWARF, or NULL */
 	int nargs;
 	struct sdt_arg *args;
@@ -1080,7 +1073,7 @@ static void var_cb(const char *name, const struct ktype *type,
 {
 	struct prov_ctx *c = ((void **)arg)[0];
 	struct uprobe *u = ((void **)arg)[1];
-	struct uvar *v = arena_alloc(c->s->arena, sizeof(*v));
+	struct fvar *v = arena_alloc(c->s->arena, sizeof(*v));
 
 	v->name = arena_strdup(c->s->arena, name);
 	v->type = type;
@@ -1312,7 +1305,7 @@ static struct tref *new_tref(struct prov_ctx *c)
 }
 
 /* Where DWARF says v is, or NULL (and why) when it is not there. */
-static struct tref *tref_of_var(struct prov_ctx *c, const struct uvar *v,
+static struct tref *tref_of_var(struct prov_ctx *c, const struct fvar *v,
 				const char **why)
 {
 	struct tref *r = target_of_loc(c->s->arena, v->type, &v->loc, why);
@@ -1376,7 +1369,7 @@ static int bind_list(struct prov_ctx *c, struct uprobe *u, struct expr *e)
 		r->list[r->nlist++] = param_tref(c, u, i, &why);
 	}
 	for (i = 0; i < u->vars.n; i++) {
-		const struct uvar *v = u->vars.items[i];
+		const struct fvar *v = u->vars.items[i];
 
 		if (v->is_param ? !parms || u->at_entry : !locals)
 			continue;
@@ -1384,20 +1377,6 @@ static int bind_list(struct prov_ctx *c, struct uprobe *u, struct expr *e)
 		r->list[r->nlist++] = tref_of_var(c, v, &why);
 	}
 	return 0;
-}
-
-static void list_alternatives(struct strbuf *sb, const struct uprobe *u)
-{
-	int i;
-
-	if (u->at_entry)
-		target_list_params(sb, &u->pt.sig);
-	for (i = 0; i < u->vars.n; i++) {
-		const struct uvar *v = u->vars.items[i];
-
-		if (!(u->at_entry && v->is_param))
-			sb_printf(sb, " $%s:%s", v->name, ktype_name(v->type));
-	}
 }
 
 /* $$name and $$provider of a marker, $$name of a PLT entry. */
@@ -1498,16 +1477,9 @@ static int at_return(struct prov_ctx *c, struct derived_probe *dp,
 		     struct expr *e)
 {
 	const struct uprobe *u = dp->priv;
-	struct expr *inner;
 
-	if (!u->ret || c->at_entry)
-		return 0;
-	inner = arena_alloc(c->s->arena, sizeof(*inner));
-	*inner = *e;
-	memset(&e->comps, 0, sizeof(e->comps));
-	e->kind = EX_ENTRY;
-	e->a = inner;
-	prov_save_at_entry(c, dp, e, inner);
+	if (u->ret && !c->at_entry)
+		prov_snapshot_at_entry(c, dp, e);
 	return 0;
 }
 
@@ -1519,7 +1491,7 @@ static int bind_var(struct prov_ctx *c, const struct derived_probe *dp,
 	int i;
 
 	for (i = 0; i < u->vars.n; i++) {
-		const struct uvar *v = u->vars.items[i];
+		const struct fvar *v = u->vars.items[i];
 
 		if (strcmp(v->name, e->name + 1) ||
 		    (u->at_entry && v->is_param))
@@ -1539,7 +1511,7 @@ static int bind_var(struct prov_ctx *c, const struct derived_probe *dp,
 		struct strbuf sb;
 
 		sb_init(&sb);
-		list_alternatives(&sb, u);
+		target_list_vars(&sb, &u->pt.sig, u->at_entry, &u->vars);
 		prov_error(c, e->loc, "unable to find '%s' at %s (alternatives:"
 			   "%s)", e->name, dp->name, sb.buf ? sb.buf : " none");
 		sb_free(&sb);
@@ -1695,7 +1667,7 @@ static void up_list_vars(const struct derived_probe *dp, struct strbuf *sb)
 		return;
 	if (u->ret && u->pt.sig.ret && u->pt.sig.ret->kind != KT_VOID)
 		sb_printf(sb, " $return:%s", ktype_name(u->pt.sig.ret));
-	list_alternatives(sb, u);
+	target_list_vars(sb, &u->pt.sig, u->at_entry, &u->vars);
 }
 
 /* ------------------------------------------------------------ pass 3 */
