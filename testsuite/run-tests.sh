@@ -56,6 +56,8 @@ component()
 	"$@" >"$tmp/out" 2>&1 </dev/null
 	rc=$?
 	cat "$tmp/out"
+	# at once too: a run stopped by a time limit shows where it went
+	echo "# time: $name $((SECONDS - t0)) s, at $SECONDS s"
 	if [ $((SECONDS - t0)) -ge 10 ]; then
 		times="$times# time: $name $((SECONDS - t0)) s, then $(room) free
 $(sed -n 's/^# \(pass 4: .*\|[^ ]*: boots and runs took .*\)/#   \1/p' \
