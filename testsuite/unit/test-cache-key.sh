@@ -121,5 +121,26 @@ SYSTEMTAP_DIR=$tmp/none "$stap" --clean-cache >"$tmp/out" 2>&1 &&
 	[ ! -s "$tmp/out" ]
 result $? "--clean-cache with no cache yet"
 
+# The kernel's types (BTF or the DWARF index) and symbols are kept in
+# the cache too: a run that reads them marks them used, or the trim
+# would take them first (they are written once) and every later run
+# would build them again.
+echo 256 >"$SYSTEMTAP_DIR/cache/cache_mb_limit"
+kscript='probe kernel.function("vfs_read") { println($count) }'
+tcache()
+{
+	find "$SYSTEMTAP_DIR/cache/btf" "$SYSTEMTAP_DIR/cache/dwarf" \
+	     "$SYSTEMTAP_DIR/cache/ksyms" -type f "$@" 2>/dev/null
+	return 0	# not every kind is there: BTF or DWARF
+}
+"$stap" -p2 -r "$kver" -e "$kscript" >"$tmp/out" 2>&1 &&
+	tcache >"$tmp/types" && [ -s "$tmp/types" ]
+result $? "a kernel probe stores the kernel's types: $(tcache | wc -l) files"
+tcache -exec touch -d '2 days ago' {} +
+"$stap" -p2 -r "$kver" -e "$kscript" >"$tmp/out" 2>&1 &&
+	tcache >"$tmp/types2" && cmp -s "$tmp/types" "$tmp/types2" &&
+	[ -z "$(tcache -mtime +0)" ]
+result $? "a run that reads them marks them used"
+
 echo "1..$n"
 [ "$failed" = 0 ]

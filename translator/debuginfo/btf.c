@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "debuginfo/btf.h"
+#include "cache.h"
 #include "debuginfo/kmod.h"
 #include "util.h"
 
@@ -307,6 +308,8 @@ struct kbtf *kbtf_load(const char *kver, const char *cachedir, char **err)
 			/* Corrupt or from an incompatible libbpf: redo. */
 			if (!btf)
 				unlink(cache);
+			else
+				cache_touch(cache);
 		}
 		if (!btf && !mkdir_p(dir)) {
 			free(cache);
@@ -341,6 +344,8 @@ static struct btf *module_cached(const char *cache, const char *path,
 	btf = btf__parse_raw_split(cache, base);
 	if (!btf)
 		unlink(cache);
+	else
+		cache_touch(cache);
 	return btf;
 }
 

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "debuginfo/dwarf.h"
+#include "cache.h"
 #include "debuginfo/elfsym.h"
 #include "debuginfo/kmod.h"
 #include "util.h"
@@ -548,8 +549,11 @@ static void ix_load(struct kdwarf *d, const char *kver, const char *module,
 	    asprintf(&dir, module ? "%s/dwarf/%s" : "%s/dwarf", cachedir,
 		     kver) >= 0 &&
 	    asprintf(&path, "%s/%s.idx", dir, module ? module : kver) >= 0 &&
-	    ix_read(d, path))
+	    ix_read(d, path)) {
+		/* a hit: the cache's trim keeps what is used */
+		cache_touch(path);
 		goto out;
+	}
 	ix_build(d);
 	/* A failed store only costs the next run another walk. */
 	if (path && mkdir_p(dir))

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "debuginfo/ksyms.h"
+#include "cache.h"
 #include "debuginfo/btf.h"
 #include "debuginfo/elfsym.h"
 #include "debuginfo/kmod.h"
@@ -510,6 +511,7 @@ static int load_vmlinuz(struct ksyms *s, const char *kver,
 	/* a cache older than the image is of an earlier build */
 	if (cache && !stat(cache, &cs) && !stat(boot, &bs) &&
 	    cs.st_mtime >= bs.st_mtime && !load_cache(s, cache)) {
+		cache_touch(cache);
 		rc = 0;
 		goto out;
 	}
