@@ -6,6 +6,7 @@
 #include <linux/atomic.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/workqueue.h>
@@ -201,7 +202,13 @@ static void _stp_sess_do_start(void)
 		goto out;
 	}
 	_stp_usyms_start();
+	/* The begin probes run one after another in this task: on one CPU
+	 * their output goes into one relay buffer, in the order they ran,
+	 * where staprun reads it.  Sleeping stays allowed.
+	 */
+	migrate_disable();
 	rc = stp_probes_start();
+	migrate_enable();
 	if (rc == 0 || rc == STP_PROBES_UNARMED) {
 		_stp_sess_started = true;
 		_stp_sess_armed = rc == 0;
@@ -256,7 +263,10 @@ static void _stp_sess_do_end(void)
 	_stp_sess_ended = true;
 	if (_stp_sess_started) {
 		_stp_sess_leave_running(STAP_SESSION_STOPPING);
+		/* the end probes' output in order, as the begin probes' */
+		migrate_disable();
 		stp_probes_stop(_stp_sess_armed);
+		migrate_enable();
 	}
 	_stp_usyms_stop();
 }
