@@ -289,15 +289,107 @@ const char *kbuild_cache_dir(struct session *s)
 			    home && *home ? home : "/tmp");
 }
 
+/* Every build of an external module evaluates the kernel Makefile's
+ * compiler checks (cc-option, as-instr, ld-option: 35 compiler runs on
+ * 6.12, more CPU than compiling a small script) through its try-run.
+ * The same command gives the same answer for one build tree and
+ * compiler, so a try-run given on make's command line keeps the answers
+ * in a file of the cache, by the command's text, and runs only the
+ * commands it has not seen.  The helper does what the kernel's own
+ * does (scripts/Makefile.compiler): runs the command with $TMP in a
+ * scratch directory, then echoes the second or the third argument.
+ */
+static const char tryrun_sh[] =
+	"# kbuild's try-run, its answers kept in $TAPIR_KBUILD_MEMO "
+	"(written by stap)\n"
+	"memo=$TAPIR_KBUILD_MEMO cmd=$1\n"
+	"key=$(printf '%s' \"$cmd\" | md5sum | cut -c 1-32)\n"
+	"r=$(grep -m 1 \"^$key \" \"$memo\" 2>/dev/null) || r=\n"
+	"r=${r#* }\n"
+	"if [ \"$r\" != y ] && [ \"$r\" != n ]; then\n"
+	"\teval \"out=$4\"\n"
+	"\tTMP=$out/tmp\n"
+	"\tmkdir -p \"$out\"\n"
+	"\tif (eval \"$cmd\") >/dev/null 2>&1; then r=y; else r=n; fi\n"
+	"\trm -rf \"$out\"\n"
+	"\techo \"$key $r\" >>\"$memo\"\n"
+	"fi\n"
+	"if [ $r = y ]; then eval \"echo \\\"$2\\\"\"; "
+	"else eval \"echo \\\"$3\\\"\"; fi\n";
+
+/* make's argument: the arguments of try-run quoted for the helper */
+static const char tryrun_arg[] =
+	"try-run=$(shell sh \"$$TAPIR_KBUILD_TRYRUN\" "
+	"'$(subst ','\\'',$(1))' '$(subst ','\\'',$(2))' "
+	"'$(subst ','\\'',$(3))' '$(TMPOUT)')";
+
+/* text quoted for the shell that system() runs */
+static const char *sh_quote(struct session *s, const char *text)
+{
+	struct strbuf b;
+	const char *q;
+
+	sb_init(&b);
+	sb_putc(&b, '\'');
+	for (; *text; text++)
+		if (*text == '\'')
+			sb_puts(&b, "'\\''");
+		else
+			sb_putc(&b, *text);
+	sb_putc(&b, '\'');
+	q = arena_strdup(s->arena, b.buf);
+	sb_free(&b);
+	return q;
+}
+
+/* The try-run answers of this build tree and compiler in the cache,
+ * and the helper beside the module's sources; NULL without a cache.
+ */
+static const char *tryrun_setup(struct session *s, const char *dir)
+{
+	static bool poisoned;
+	const char *cdir = kbuild_cache_dir(s);
+	const char *memo, *helper;
+	struct sha256 key;
+
+	if (s->opt.disable_cache || !mkdir_p(cdir))
+		return NULL;
+	sha256_init(&key);
+	sha256_str(&key, "try-run");
+	sha256_str(&key, tryrun_sh);
+	key_kernel(s, &key);
+	memo = arena_printf(s->arena, "%s/kbuild_%s.tryrun", cdir,
+			    key_hex(s, &key));
+	helper = arena_printf(s->arena, "%s/.tapir_try_run.sh", dir);
+	if (!write_text(helper, tryrun_sh))
+		return NULL;
+	if (s->opt.poison_cache && !poisoned) {
+		unlink(memo);
+		poisoned = true;
+	}
+	if (file_exists(memo))
+		cache_touch(memo);
+	if (setenv("TAPIR_KBUILD_MEMO", memo, 1) ||
+	    setenv("TAPIR_KBUILD_TRYRUN", helper, 1))
+		return NULL;
+	return tryrun_arg;
+}
+
 /* Run make in the kernel's build tree for the module in dir; the
- * output goes to dir/build.log and is shown on failure.
+ * output goes to dir/build.log and is shown on failure.  A module's
+ * BTF is left out (pahole, the next biggest cost on 6.12): nothing
+ * reads the types of a tapir module.  -B options come last, so that a
+ * user's CONFIG_DEBUG_INFO_BTF_MODULES=y brings it back.
  */
 static int run_make(struct session *s, const char *dir, bool keep_going)
 {
 	const char *log = arena_printf(s->arena, "%s/build.log", dir);
+	const char *tryrun = tryrun_setup(s, dir);
 	const char *cmd = arena_printf(s->arena,
-		"make -C '%s' M='%s' %s-j2 modules >'%s' 2>&1",
-		s->opt.kernel_build_dir, dir, keep_going ? "-k " : "", log);
+		"make -C '%s' M='%s' %s-j2 CONFIG_DEBUG_INFO_BTF_MODULES= "
+		"%s%smodules >'%s' 2>&1", s->opt.kernel_build_dir, dir,
+		keep_going ? "-k " : "", tryrun ? sh_quote(s, tryrun) : "",
+		tryrun ? " " : "", log);
 	int i, rc;
 
 	for (i = 0; i < s->opt.kbuild_opts.n; i++)

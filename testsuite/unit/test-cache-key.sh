@@ -82,6 +82,32 @@ inode=$(stat -c %i "$ko" 2>/dev/null)
 	[ "$(tail -n 1 "$tmp/out")" = "$ko" ] &&
 	[ "$(stat -c %i "$ko")" = "$inode" ]
 result $? "the second -p4 is a cache hit (the same file)"
+
+# kbuild's compiler checks (its try-run): answered by the first build,
+# then from the cache
+memo=$(ls "$SYSTEMTAP_DIR"/cache/kbuild_*.tryrun 2>/dev/null | head -n 1)
+nmemo=$(wc -l <"$memo" 2>/dev/null)
+[ -n "$memo" ] && [ "${nmemo:-0}" -ge 10 ] &&
+	! grep -qv '^[0-9a-f]\{32\} [yn]$' "$memo"
+result $? "kbuild's compiler checks are kept in the cache: $nmemo answers"
+"$stap" -p4 -r "$kver" -e 'probe begin { println("other") exit() }' \
+	>"$tmp/out" 2>&1 && [ "$(wc -l <"$memo")" = "$nmemo" ]
+result $? "another module's build runs none of them again"
+# the script's object is compiled with the flags kbuild's own checks
+# give (--disable-cache runs them as kbuild does)
+flags()
+{
+	"$stap" -p4 -k "$@" -r "$kver" -m t_flags -e "$script" \
+		>"$tmp/out" 2>&1 || return 1
+	d=$(sed -n 's/^Keeping temporary directory "\(.*\)"$/\1/p' "$tmp/out")
+	# the kernel API answers are read from the cache or from $d
+	[ -n "$d" ] && sed -n -e '1s|'"$d"'|DIR|g' \
+		-e "1s|'[^ ]*/stapconf[_0-9a-f]*\.h'|STAPCONF|p" \
+		"$d/t_flags/.t_flags_src.o.cmd" && rm -rf "$d"
+}
+flags >"$tmp/f1" && flags --disable-cache >"$tmp/f2" && [ -s "$tmp/f1" ] &&
+	cmp -s "$tmp/f1" "$tmp/f2"
+result $? "the script is compiled with the flags kbuild's own checks give"
 # pass 5 names the module's file as the kernel will know it: staprun
 # takes the name from there (a stand-in staprun prints what it got)
 printf '#!/bin/sh\nfor a; do m=$a; done\necho "${m##*/} $(wc -c <"$m")"\n' \
@@ -94,10 +120,14 @@ result $? "pass 5 of a cached module runs it as $a.ko"
 
 # --poison-cache builds again and replaces the entry (a new file)
 inode=$(stat -c %i "$ko" 2>/dev/null)
+minode=$(stat -c %i "$memo" 2>/dev/null)
 "$stap" -p4 --poison-cache -r "$kver" -e "$script" >"$tmp/out" 2>&1 &&
 	[ "$(tail -n 1 "$tmp/out")" = "$ko" ] &&
 	[ "$(stat -c %i "$ko")" != "$inode" ]
 result $? "--poison-cache builds again and replaces the cached module"
+[ "$(stat -c %i "$memo")" != "$minode" ] &&
+	[ "$(wc -l <"$memo")" = "$nmemo" ]
+result $? "and asks kbuild's compiler checks again"
 
 # The cache's size limit (cache_mb_limit, MiB): an old entry over it
 # goes after the next build, the module just built stays; --clean-cache
