@@ -32,6 +32,10 @@ usage: $prog [-d DIR] [-H | -D] [-k KVER]... [-j N] [-t SECS] [-o DIR] [-C] [-v]
   -j N     module builds run in parallel (default 2)
   -t SECS  default time limit of one staprun run in the VM (default 20)
   -o DIR   keep each test's actual result in DIR/KVER/NAME.actual
+  -A       every test on every kernel; without it, a test whose probes
+           are only begin, end, error and never (the language and the
+           tapset's functions) is left out on a PREEMPT_RT kernel when
+           a kernel without it is tested too (not in hostile mode)
   -C       do not use the module cache (\$TAPIR_RUN_CACHE, default
            ~/.cache/tapir-check-run): rebuild every module
   -p PASS  only run stap -pPASS (1-3) on each test: no kernel, no VM
@@ -55,6 +59,7 @@ pass=
 max_boots=4
 keep=
 use_cache=1
+all_kernels=
 verbose=
 patterns=()
 n=0
@@ -263,6 +268,12 @@ tool_hash()
 	} | sha256sum | cut -c1-64
 }
 
+is_rt()
+{
+	grep -q '^CONFIG_PREEMPT_RT=y' "/lib/modules/$1/build/.config" \
+		2>/dev/null
+}
+
 kernel_hash()
 {
 	cat "/lib/modules/$1/build/.config" \
@@ -297,6 +308,30 @@ has_debuginfo()
 	return 1
 }
 
+# language_only SCRIPT: whether its probe points are all begin, end,
+# error and never: no kernel event, the language and the tapset's
+# functions only (the points of each "probe" up to its "{").
+language_only()
+{
+	awk '
+	/^probe[ \t]/ { inp = 1; sub(/^probe[ \t]+/, "") }
+	inp {
+		t = $0
+		done = sub(/\{.*/, "", t)
+		pts = pts "," t
+		if (done) inp = 0
+	}
+	END {
+		n = split(pts, a, ",")
+		for (i = 1; i <= n; i++) {
+			gsub(/^[ \t]+|[ \t]+$/, "", a[i])
+			if (a[i] == "") continue
+			if (a[i] !~ /^(begin|end|error|never)([ \t]*\(.*\))?$/)
+				exit 1
+		}
+	}' "$1"
+}
+
 # build_one KVER NAME: t_NAME.ko in $tmp/KVER/build/NAME, from the cache
 # when it has it; the verdict goes to NAME.status for the TAP pass.
 build_one()
@@ -313,6 +348,12 @@ build_one()
 	has_debuginfo "$k" && dbg=yes
 	# "types: dwarf" tests run where the kernel's debuginfo is
 	if [ "$types" = dwarf ] && [ $dbg = no ]; then
+		echo na >"$bdir/status"
+		return
+	fi
+	# a test of the language alone runs on the kernels without
+	# PREEMPT_RT; on that one the tests with kernel events do
+	if [ -n "${rt_only_events[$k]:-}" ] && language_only "$script"; then
 		echo na >"$bdir/status"
 		return
 	fi
@@ -814,8 +855,9 @@ setup_env()
 parse_options()
 {
 	local opt
-	while getopts 'd:HDk:j:t:o:p:Cvh' opt; do
+	while getopts 'd:HDk:j:t:o:p:ACvh' opt; do
 		case $opt in
+		A) all_kernels=1 ;;
 		d) cases=$OPTARG ;;
 		H) hostile=1 ;;
 		D) watch=1 ;;
@@ -880,10 +922,23 @@ main()
 	cp "$staprun" "$tmp/bin/staprun" && staprun=$tmp/bin/staprun
 	echo "# kernels: ${kvers[*]}; ${#tests[@]} tests"
 	thash=$(tool_hash)
-	declare -gA khash
+	declare -gA khash rt_only_events
 	for k in "${kvers[@]}"; do
 		khash[$k]=$(kernel_hash "$k")
 	done
+	# On a PREEMPT_RT kernel beside one without it, only the tests
+	# with kernel events (-A: all): the others test the language and
+	# the tapset's functions, which the same runtime code runs in
+	# staprun's begin and end on every kernel.
+	local nonrt=
+	for k in "${kvers[@]}"; do
+		is_rt "$k" || nonrt=1
+	done
+	if [ -z "$all_kernels$hostile$watch" ] && [ -n "$nonrt" ]; then
+		for k in "${kvers[@]}"; do
+			is_rt "$k" && rt_only_events[$k]=1
+		done
+	fi
 
 	# The first kernel's modules with every job; then each kernel's
 	# guest (one host CPU: single-threaded TCG) runs while the next
