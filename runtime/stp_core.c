@@ -7,6 +7,8 @@
  * per kernel (and set of -D limits), keeps the object in the cache and
  * links it into each module beside the script's own object.
  */
+/* the limits it reads from stp_script (stp_limits.h) */
+#define STP_CORE 1
 #include "stp_runtime.h"
 
 #include "stp_ctl.c"

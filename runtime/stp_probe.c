@@ -146,7 +146,7 @@ void _stp_probe_skip_report(void)
 				"tables full): %d\n", k);
 }
 
-#if !defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE)
+/* always in the core: stp_script says whether a script's handlers use it */
 DEFINE_PER_CPU(struct stp_overload, _stp_overload);
 
 void _stp_overload_fire(struct context *c, struct stp_overload *o,
@@ -164,7 +164,6 @@ void _stp_overload_fire(struct context *c, struct stp_overload *o,
 		_stp_probe_leave_overloaded = true;
 	}
 }
-#endif
 
 /* The full run of a lean handler's hit, one in STP_LEAN_SAMPLE on each
  * CPU, accounted for as that many hits.

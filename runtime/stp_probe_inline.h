@@ -102,12 +102,7 @@ __stp_probe_enter(const struct stp_probe *p, int want_state,
 	c->targs = targs;
 	c->last_error = NULL;
 	c->last_stmt = NULL;
-#ifdef STAP_SUPPRESS_TIME_LIMITS_ENABLE
-	c->actionremaining = LONG_MAX;
-#else
-	c->actionremaining = INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE :
-			     MAXACTION;
-#endif
+	c->actionremaining = STP_ACTION_BUDGET;
 	c->locks = NULL;
 	c->nesting = 0;
 	c->next = 0;
@@ -132,7 +127,11 @@ static __always_inline void __stp_probe_leave(struct context *c,
 	atomic_dec(&c->busy);
 }
 
-#if !defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE)
+/* In the core, STP_OVERLOAD_ON is stp_script's: its copies of the code
+ * below test it as they run.
+ */
+#if defined(STP_CORE) || \
+    (!defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE))
 /* Overload: a CPU that spends more than STP_OVERLOAD_THRESHOLD cycles in
  * handlers within STP_OVERLOAD_INTERVAL cycles ends the session, so a
  * script cannot starve the machine.  Per CPU, touched with preemption
@@ -175,10 +174,14 @@ static __always_inline void _stp_overload_account(struct context *c,
 	o->sum = 0;
 }
 /* w: how many hits this run stands for; 0 for a run not timed */
-#define STP_OVERLOAD_START(w) cycles_t __stp_start = (w) ? get_cycles() : 0
+#define STP_OVERLOAD_START(w) \
+	cycles_t __stp_start = (w) && STP_OVERLOAD_ON ? get_cycles() : 0
 #define STP_OVERLOAD_END(c, w) \
-	do { if (w) _stp_overload_account(c, __stp_start, w); } while (0)
-#define STP_LEAN_SAMPLE 64
+	do { \
+		if ((w) && STP_OVERLOAD_ON) \
+			_stp_overload_account(c, __stp_start, w); \
+	} while (0)
+#define STP_LEAN_SAMPLE (STP_OVERLOAD_ON ? 64 : 0)
 #else
 #define STP_OVERLOAD_START(w) do { } while (0)
 #define STP_OVERLOAD_END(c, w) do { } while (0)

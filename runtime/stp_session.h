@@ -87,6 +87,20 @@ struct stp_script {
 	const struct stp_uobj *uobjs;
 	struct inode **uobj_inodes;
 	unsigned int nuobjs;
+	/* the limits of stp_limits.h that the core reads from here (with
+	 * the same names as macros): STP_SCRIPT_LIMITS fills them in
+	 */
+	long action_budget;
+	int maxtrylock;
+	int maxmapentries;
+	int maxerrors;
+	int maxskipped;
+	int minstackspace;
+	int hist_elision;
+	bool overload;
+	long long overload_threshold;
+	long long overload_interval;
+	long long overload_sample_max;
 };
 extern const struct stp_script stp_script;
 

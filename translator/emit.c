@@ -1239,7 +1239,8 @@ static void gen_script_info(struct emitter *em, struct strbuf *o,
 	sb_puts(o, "const struct stp_script stp_script = {\n"
 		"\t.context_size = sizeof(struct context),\n"
 		"\t.maxstringlen = MAXSTRINGLEN,\n"
-		"\t.maxnesting = MAXNESTING,\n");
+		"\t.maxnesting = MAXNESTING,\n"
+		"\tSTP_SCRIPT_LIMITS,\n");
 	if (em->s->opt.timing)
 		sb_puts(o, "\t.timing = true,\n");
 	if (em->s->opt.monitor)

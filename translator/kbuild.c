@@ -492,18 +492,54 @@ const char *kbuild_hash(struct session *s, const char *csrc)
 	return key_hex(s, &key);
 }
 
-static const char *ccflags(struct session *s, const char *conf)
+/* The -D limits the runtime's core reads from stp_script instead
+ * (runtime/stp_limits.h): they go to the script's object only, so that
+ * one core object serves every value of them.
+ */
+static const char *const script_only_defines[] = {
+	"MAXACTION", "MAXACTION_INTERRUPTIBLE", "INTERRUPTIBLE",
+	"MAXTRYLOCK", "MAXMAPENTRIES", "MAXERRORS", "MAXSKIPPED",
+	"MINSTACKSPACE", "HIST_ELISION", "STP_OVERLOAD_THRESHOLD",
+	"STP_OVERLOAD_INTERVAL", "STP_OVERLOAD_SAMPLE_MAX", "STP_NO_OVERLOAD",
+	"STAP_SUPPRESS_TIME_LIMITS_ENABLE",
+};
+
+static bool script_only(const char *def)
+{
+	size_t n = strcspn(def, "=");
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(script_only_defines); i++)
+		if (strlen(script_only_defines[i]) == n &&
+		    !strncmp(def, script_only_defines[i], n))
+			return true;
+	return false;
+}
+
+/* The compiler flags of both objects (core) and of the script's alone
+ * (script): the runtime's include paths, the kernel API facts, -D
+ * options.
+ */
+static void ccflags(struct session *s, const char *conf, const char **core,
+		    const char **script)
 {
 	const char *f = arena_printf(s->arena, "-I'%s' -include '%s'",
 				     s->runtime_root, conf);
+	const char *sf = "";
 	int i;
 
-	for (i = 0; i < s->opt.defines.n; i++)
-		f = arena_printf(s->arena, "%s -D%s", f,
-				 (const char *)s->opt.defines.items[i]);
+	for (i = 0; i < s->opt.defines.n; i++) {
+		const char *d = s->opt.defines.items[i];
+
+		if (script_only(d))
+			sf = arena_printf(s->arena, "%s%s-D%s", sf,
+					  *sf ? " " : "", d);
+		else
+			f = arena_printf(s->arena, "%s -D%s", f, d);
+	}
 	if (s->opt.suppress_time_limits)
-		f = arena_printf(s->arena, "%s -DSTAP_SUPPRESS_TIME_LIMITS_ENABLE",
-				 f);
+		sf = arena_printf(s->arena, "%s%s-DSTAP_SUPPRESS_TIME_LIMITS_ENABLE",
+				  sf, *sf ? " " : "");
 	if (s->opt.suppress_handler_errors)
 		f = arena_printf(s->arena, "%s -DSTAP_SUPPRESS_HANDLER_ERRORS",
 				 f);
@@ -514,7 +550,8 @@ static const char *ccflags(struct session *s, const char *conf)
 	/* the test suites build every module with warnings as errors */
 	if (getenv("TAPIR_WERROR") && !strcmp(getenv("TAPIR_WERROR"), "1"))
 		f = arena_printf(s->arena, "%s -Werror", f);
-	return f;
+	*core = f;
+	*script = sf;
 }
 
 static bool copy_file(const char *from, const char *to)
@@ -577,7 +614,8 @@ static void core_store(struct session *s, const char *dir, const char *cached)
  */
 static bool write_sources(struct session *s, const char *dir,
 			  const char *name, const char *csrc,
-			  const char *flags, const char *core)
+			  const char *flags, const char *sflags,
+			  const char *core)
 {
 	bool ok;
 
@@ -596,15 +634,16 @@ static bool write_sources(struct session *s, const char *dir,
 	       write_text(arena_printf(s->arena, "%s/Kbuild", dir),
 			  arena_printf(s->arena, "obj-m := %s.o\n"
 				       "%s-y := %s_src.o tapir_core.o\n"
-				       "ccflags-y := %s\n", name, name, name,
-				       flags));
+				       "ccflags-y := %s\n"
+				       "CFLAGS_%s_src.o := %s\n", name, name,
+				       name, flags, name, sflags));
 }
 
 int kbuild_module(struct session *s, const char *name, const char *csrc,
 		  const char *tmpdir, const char **ko)
 {
 	const char *dir = arena_printf(s->arena, "%s/%s", tmpdir, name);
-	const char *conf, *kofile, *flags, *cached, *core;
+	const char *conf, *kofile, *flags, *sflags, *cached, *core;
 
 	if (!s->opt.kernel_build_dir || !file_exists(s->opt.kernel_build_dir)) {
 		diag_error_noloc(s, "kernel build tree '%s' not found: install "
@@ -623,13 +662,13 @@ int kbuild_module(struct session *s, const char *name, const char *csrc,
 		diag_error_noloc(s, "kernel API probes failed in '%s'", tmpdir);
 		return -1;
 	}
-	flags = ccflags(s, conf);
+	ccflags(s, conf, &flags, &sflags);
 	cached = core_cached_path(s, flags);
 	core = !s->opt.disable_cache && !s->opt.poison_cache &&
 	       file_exists(cached) ? cached : NULL;
 	if (core)
 		cache_touch(core);
-	if (!write_sources(s, dir, name, csrc, flags, core)) {
+	if (!write_sources(s, dir, name, csrc, flags, sflags, core)) {
 		diag_error_noloc(s, "cannot write the module sources in '%s'",
 				 dir);
 		return -1;

@@ -581,6 +581,7 @@ const struct stp_script stp_script = {
 	.context_size = sizeof(struct context),
 	.maxstringlen = MAXSTRINGLEN,
 	.maxnesting = MAXNESTING,
+	STP_SCRIPT_LIMITS,
 	.monitor = true,
 	.probes = stp_probes,
 	.nprobes = 3,

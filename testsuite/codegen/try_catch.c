@@ -338,4 +338,5 @@ const struct stp_script stp_script = {
 	.context_size = sizeof(struct context),
 	.maxstringlen = MAXSTRINGLEN,
 	.maxnesting = MAXNESTING,
+	STP_SCRIPT_LIMITS,
 };

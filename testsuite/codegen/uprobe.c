@@ -221,6 +221,7 @@ const struct stp_script stp_script = {
 	.context_size = sizeof(struct context),
 	.maxstringlen = MAXSTRINGLEN,
 	.maxnesting = MAXNESTING,
+	STP_SCRIPT_LIMITS,
 	.uobjs = stp_uobjs,
 	.uobj_inodes = stp_uobj_inodes,
 	.nuobjs = 1,

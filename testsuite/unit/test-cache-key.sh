@@ -93,6 +93,14 @@ result $? "kbuild's compiler checks are kept in the cache: $nmemo answers"
 "$stap" -p4 -r "$kver" -e 'probe begin { println("other") exit() }' \
 	>"$tmp/out" 2>&1 && [ "$(wc -l <"$memo")" = "$nmemo" ]
 result $? "another module's build runs none of them again"
+# the limits the core reads from stp_script (runtime/stp_limits.h) go
+# to the script's object alone: one core object for every value
+ncore=$(ls "$SYSTEMTAP_DIR"/cache/core_*.o 2>/dev/null | wc -l)
+"$stap" -p4 -r "$kver" -D MAXACTION=5000 -D MAXTRYLOCK=7 -D STP_NO_OVERLOAD \
+	-D MAXMAPENTRIES=99 -e "$script" >"$tmp/out" 2>&1 &&
+	[ "$ncore" -ge 1 ] &&
+	[ "$(ls "$SYSTEMTAP_DIR"/cache/core_*.o | wc -l)" = "$ncore" ]
+result $? "-D limits of the script's object build no other core object"
 # the script's object is compiled with the flags kbuild's own checks
 # give (--disable-cache runs them as kbuild does)
 flags()
