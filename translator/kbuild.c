@@ -538,8 +538,8 @@ static void ccflags(struct session *s, const char *conf, const char **core,
 			f = arena_printf(s->arena, "%s -D%s", f, d);
 	}
 	if (s->opt.suppress_time_limits)
-		sf = arena_printf(s->arena, "%s%s-DSTAP_SUPPRESS_TIME_LIMITS_ENABLE",
-				  sf, *sf ? " " : "");
+		sf = arena_printf(s->arena, "%s%s%s", sf, *sf ? " " : "",
+				  "-DSTAP_SUPPRESS_TIME_LIMITS_ENABLE");
 	if (s->opt.suppress_handler_errors)
 		f = arena_printf(s->arena, "%s -DSTAP_SUPPRESS_HANDLER_ERRORS",
 				 f);
