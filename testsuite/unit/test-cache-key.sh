@@ -105,8 +105,9 @@ result $? "-D limits of the script's object build no other core object"
 # give (--disable-cache runs them as kbuild does)
 flags()
 {
-	"$stap" -p4 -k "$@" -r "$kver" -m t_flags -e "$script" \
-		>"$tmp/out" 2>&1 || return 1
+	# -m copies the module into the current directory
+	(cd "$tmp" && exec "$stap" -p4 -k "$@" -r "$kver" -m t_flags \
+		-e "$script") >"$tmp/out" 2>&1 || return 1
 	d=$(sed -n 's/^Keeping temporary directory "\(.*\)"$/\1/p' "$tmp/out")
 	# the kernel API answers are read from the cache or from $d
 	[ -n "$d" ] && sed -n -e '1s|'"$d"'|DIR|g' \
