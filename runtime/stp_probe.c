@@ -146,7 +146,11 @@ void _stp_probe_skip_report(void)
 				"tables full): %d\n", k);
 }
 
-/* always in the core: stp_script says whether a script's handlers use it */
+/* in the core always: stp_script says whether a script's handlers use
+ * it (a test module that includes this file may leave it out)
+ */
+#if defined(STP_CORE) || \
+    (!defined(STP_NO_OVERLOAD) && !defined(STAP_SUPPRESS_TIME_LIMITS_ENABLE))
 DEFINE_PER_CPU(struct stp_overload, _stp_overload);
 
 void _stp_overload_fire(struct context *c, struct stp_overload *o,
@@ -164,6 +168,7 @@ void _stp_overload_fire(struct context *c, struct stp_overload *o,
 		_stp_probe_leave_overloaded = true;
 	}
 }
+#endif
 
 /* The full run of a lean handler's hit, one in STP_LEAN_SAMPLE on each
  * CPU, accounted for as that many hits.
