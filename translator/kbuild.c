@@ -323,25 +323,6 @@ static const char tryrun_arg[] =
 	"'$(subst ','\\'',$(1))' '$(subst ','\\'',$(2))' "
 	"'$(subst ','\\'',$(3))' '$(TMPOUT)')";
 
-/* text quoted for the shell that system() runs */
-static const char *sh_quote(struct session *s, const char *text)
-{
-	struct strbuf b;
-	const char *q;
-
-	sb_init(&b);
-	sb_putc(&b, '\'');
-	for (; *text; text++)
-		if (*text == '\'')
-			sb_puts(&b, "'\\''");
-		else
-			sb_putc(&b, *text);
-	sb_putc(&b, '\'');
-	q = arena_strdup(s->arena, b.buf);
-	sb_free(&b);
-	return q;
-}
-
 /* The try-run answers of this build tree and compiler in the cache,
  * and the helper beside the module's sources; NULL without a cache.
  */
@@ -388,7 +369,7 @@ static int run_make(struct session *s, const char *dir, bool keep_going)
 	const char *cmd = arena_printf(s->arena,
 		"make -C '%s' M='%s' %s-j2 CONFIG_DEBUG_INFO_BTF_MODULES= "
 		"%s%smodules >'%s' 2>&1", s->opt.kernel_build_dir, dir,
-		keep_going ? "-k " : "", tryrun ? sh_quote(s, tryrun) : "",
+		keep_going ? "-k " : "", tryrun ? sh_quote(s->arena, tryrun) : "",
 		tryrun ? " " : "", log);
 	int i, rc;
 

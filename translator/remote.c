@@ -125,25 +125,6 @@ static void host_error(struct remote *r, struct host *h, const char *fmt,
 	h->state = H_DONE;
 }
 
-static const char *sh_quote(struct arena *a, const char *str)
-{
-	struct strbuf sb;
-	const char *q;
-
-	sb_init(&sb);
-	sb_putc(&sb, '\'');
-	for (; *str; str++) {
-		if (*str == '\'')
-			sb_puts(&sb, "'\\''");
-		else
-			sb_putc(&sb, *str);
-	}
-	sb_putc(&sb, '\'');
-	q = arena_strdup(a, sb.buf);
-	sb_free(&sb);
-	return q;
-}
-
 /* The last line a child wrote on stderr, for a message. */
 static const char *last_line(struct remote *r, struct stream *st)
 {

@@ -515,3 +515,23 @@ int cmp_strp(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
+
+/* str in single quotes for a POSIX shell */
+const char *sh_quote(struct arena *a, const char *str)
+{
+	struct strbuf sb;
+	const char *q;
+
+	sb_init(&sb);
+	sb_putc(&sb, '\'');
+	for (; *str; str++) {
+		if (*str == '\'')
+			sb_puts(&sb, "'\\''");
+		else
+			sb_putc(&sb, *str);
+	}
+	sb_putc(&sb, '\'');
+	q = arena_strdup(a, sb.buf);
+	sb_free(&sb);
+	return q;
+}

@@ -131,4 +131,7 @@ char *xstrdup(const char *s);
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* str in single quotes for a POSIX shell, in the arena */
+const char *sh_quote(struct arena *a, const char *str);
+
 #endif
