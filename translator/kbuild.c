@@ -302,26 +302,35 @@ const char *kbuild_cache_dir(struct session *s)
 static const char tryrun_sh[] =
 	"# kbuild's try-run, its answers kept in $TAPIR_KBUILD_MEMO "
 	"(written by stap)\n"
-	"memo=$TAPIR_KBUILD_MEMO cmd=$1\n"
-	"key=$(printf '%s' \"$cmd\" | md5sum | cut -c 1-32)\n"
-	"r=$(grep -m 1 \"^$key \" \"$memo\" 2>/dev/null) || r=\n"
-	"r=${r#* }\n"
-	"if [ \"$r\" != y ] && [ \"$r\" != n ]; then\n"
+	"# sourced by make's shell with the arguments of try-run set\n"
+	"tr_cmd=$1 tr_r=\n"
+	"case $tr_cmd in *'\n'*) ;; *)\n"
+	"\ttr_r=$(grep -m 1 -x -F -e \"y $tr_cmd\" -e \"n $tr_cmd\" "
+	"\"$TAPIR_KBUILD_MEMO\" 2>/dev/null)\n"
+	"\ttr_r=${tr_r%% *}\n"
+	"esac\n"
+	"if [ \"$tr_r\" != y ] && [ \"$tr_r\" != n ]; then\n"
 	"\teval \"out=$4\"\n"
 	"\tTMP=$out/tmp\n"
 	"\tmkdir -p \"$out\"\n"
-	"\tif (eval \"$cmd\") >/dev/null 2>&1; then r=y; else r=n; fi\n"
+	"\tif (eval \"$tr_cmd\") >/dev/null 2>&1; then tr_r=y; "
+	"else tr_r=n; fi\n"
 	"\trm -rf \"$out\"\n"
-	"\techo \"$key $r\" >>\"$memo\"\n"
+	"\tcase $tr_cmd in *'\n'*) ;; *)\n"
+	"\t\tprintf '%s %s\\n' \"$tr_r\" \"$tr_cmd\" "
+	">>\"$TAPIR_KBUILD_MEMO\"\n"
+	"\tesac\n"
 	"fi\n"
-	"if [ $r = y ]; then eval \"echo \\\"$2\\\"\"; "
+	"if [ $tr_r = y ]; then eval \"echo \\\"$2\\\"\"; "
 	"else eval \"echo \\\"$3\\\"\"; fi\n";
 
-/* make's argument: the arguments of try-run quoted for the helper */
+/* make's argument: the arguments of try-run quoted for the helper,
+ * which make's own shell reads (no other process for an answer kept)
+ */
 static const char tryrun_arg[] =
-	"try-run=$(shell sh \"$$TAPIR_KBUILD_TRYRUN\" "
+	"try-run=$(shell set -- "
 	"'$(subst ','\\'',$(1))' '$(subst ','\\'',$(2))' "
-	"'$(subst ','\\'',$(3))' '$(TMPOUT)')";
+	"'$(subst ','\\'',$(3))' '$(TMPOUT)'; . \"$$TAPIR_KBUILD_TRYRUN\")";
 
 /* The try-run answers of this build tree and compiler in the cache,
  * and the helper beside the module's sources; NULL without a cache.
@@ -589,6 +598,111 @@ static void core_store(struct session *s, const char *dir, const char *cached)
 		unlink(tmp);
 }
 
+/* Kernels from 6.11 on compile scripts/module-common.c into every
+ * external module's directory (.module-common.o), the same object for
+ * every module of one build tree and compiler.  It is kept in the cache
+ * with its .cmd file, the module's directory written as @M@ there; a
+ * build gets both back with its own directory, and kbuild's if_changed
+ * finds the object newer than its sources and the same command, and
+ * links it as it is.  A different command (a -B option, a new compiler)
+ * makes kbuild compile it again, as without the cache.
+ */
+#define MODCOMMON "/.module-common.o"
+#define MODCOMMON_CMD "/..module-common.o.cmd"
+
+static const char *modcommon_cached(struct session *s)
+{
+	struct sha256 key;
+	int i;
+
+	if (s->opt.disable_cache)
+		return NULL;
+	sha256_init(&key);
+	sha256_str(&key, "module-common");
+	key_kernel(s, &key);
+	for (i = 0; i < s->opt.kbuild_opts.n; i++)
+		sha256_str(&key, s->opt.kbuild_opts.items[i]);
+	return arena_printf(s->arena, "%s/kbuild_%s", kbuild_cache_dir(s),
+			    key_hex(s, &key));
+}
+
+/* text with every from replaced by to, in the arena */
+static char *subst_all(struct arena *a, const char *text, const char *from,
+		       const char *to)
+{
+	size_t n = 0, lf = strlen(from), lt = strlen(to);
+	const char *p;
+	char *out, *o;
+
+	for (p = strstr(text, from); p; p = strstr(p + lf, from))
+		n++;
+	out = arena_alloc(a, strlen(text) + n * lt + 1);
+	for (o = out; (p = strstr(text, from)); text = p + lf) {
+		memcpy(o, text, (size_t)(p - text));
+		o += p - text;
+		memcpy(o, to, lt);
+		o += lt;
+	}
+	strcpy(o, text);
+	return out;
+}
+
+static void modcommon_seed(struct session *s, const char *dir,
+			   const char *cached)
+{
+	const char *o = arena_printf(s->arena, "%s.module-common.o", cached);
+	const char *c = arena_printf(s->arena, "%s.module-common.cmd", cached);
+	size_t len;
+	char *text;
+
+	if (s->opt.poison_cache || !file_exists(o) || !file_exists(c))
+		return;
+	text = read_file(c, &len);
+	if (!text)
+		return;
+	if (copy_file(o, arena_printf(s->arena, "%s" MODCOMMON, dir)) &&
+	    write_text(arena_printf(s->arena, "%s" MODCOMMON_CMD, dir),
+		       subst_all(s->arena, text, "@M@", dir))) {
+		cache_touch(o);
+		cache_touch(c);
+	}
+	free(text);
+}
+
+/* After a build: keep its .module-common.o if the cache has none */
+static void modcommon_store(struct session *s, const char *dir,
+			    const char *cached)
+{
+	const char *o = arena_printf(s->arena, "%s.module-common.o", cached);
+	const char *c = arena_printf(s->arena, "%s.module-common.cmd", cached);
+	const char *otmp = arena_printf(s->arena, "%s.%ld.tmp", o,
+					(long)getpid());
+	const char *ctmp = arena_printf(s->arena, "%s.%ld.tmp", c,
+					(long)getpid());
+	const char *built = arena_printf(s->arena, "%s" MODCOMMON, dir);
+	size_t len;
+	char *text;
+
+	if (file_exists(o) && file_exists(c))
+		return;
+	if (!file_exists(built))
+		return;
+	text = read_file(arena_printf(s->arena, "%s" MODCOMMON_CMD, dir),
+			 &len);
+	if (!text)
+		return;
+	/* the object first: a lookup needs both */
+	if (copy_file(built, otmp) && rename(otmp, o) == 0 &&
+	    write_text(ctmp, subst_all(s->arena, text, dir, "@M@")) &&
+	    rename(ctmp, c) == 0) {
+		free(text);
+		return;
+	}
+	free(text);
+	unlink(otmp);
+	unlink(ctmp);
+}
+
 /* The module's sources: the script's C, and the runtime's core either
  * as a prebuilt object from the cache (with the .cmd file modpost reads)
  * or as a one-line source that includes it.
@@ -625,6 +739,7 @@ int kbuild_module(struct session *s, const char *name, const char *csrc,
 {
 	const char *dir = arena_printf(s->arena, "%s/%s", tmpdir, name);
 	const char *conf, *kofile, *flags, *sflags, *cached, *core;
+	const char *modcommon;
 
 	if (!s->opt.kernel_build_dir || !file_exists(s->opt.kernel_build_dir)) {
 		diag_error_noloc(s, "kernel build tree '%s' not found: install "
@@ -654,6 +769,9 @@ int kbuild_module(struct session *s, const char *name, const char *csrc,
 				 dir);
 		return -1;
 	}
+	modcommon = modcommon_cached(s);
+	if (modcommon)
+		modcommon_seed(s, dir, modcommon);
 	if (run_make(s, dir, false) != 0) {
 		show_log(s, dir);
 		diag_error_noloc(s, "kbuild failed to build '%s.ko'", name);
@@ -666,6 +784,8 @@ int kbuild_module(struct session *s, const char *name, const char *csrc,
 	}
 	if (!core)
 		core_store(s, dir, cached);
+	if (modcommon && mkdir_p(kbuild_cache_dir(s)))
+		modcommon_store(s, dir, modcommon);
 	*ko = kofile;
 	return 0;
 }

@@ -88,7 +88,7 @@ result $? "the second -p4 is a cache hit (the same file)"
 memo=$(ls "$SYSTEMTAP_DIR"/cache/kbuild_*.tryrun 2>/dev/null | head -n 1)
 nmemo=$(wc -l <"$memo" 2>/dev/null)
 [ -n "$memo" ] && [ "${nmemo:-0}" -ge 10 ] &&
-	! grep -qv '^[0-9a-f]\{32\} [yn]$' "$memo"
+	! grep -qv '^[yn] .' "$memo"
 result $? "kbuild's compiler checks are kept in the cache: $nmemo answers"
 "$stap" -p4 -r "$kver" -e 'probe begin { println("other") exit() }' \
 	>"$tmp/out" 2>&1 && [ "$(wc -l <"$memo")" = "$nmemo" ]
@@ -159,6 +159,31 @@ result $? "--clean-cache at limit 0 empties it but for its limit files"
 SYSTEMTAP_DIR=$tmp/none "$stap" --clean-cache >"$tmp/out" 2>&1 &&
 	[ ! -s "$tmp/out" ]
 result $? "--clean-cache with no cache yet"
+
+# Kernels from 6.11 on compile scripts/module-common.c into every
+# module's directory: the object is kept in the cache, and the next
+# module's build links it as it is (kbuild finds its command the same)
+k12=$(ls /lib/modules 2>/dev/null | grep '^6\.1[1-9]\..*-amd64$' | grep -v rt |
+	sort -V | tail -n 1)
+mcbuild()
+{
+	"$stap" -p4 -k -r "$k12" -e "probe begin { println(\"$1\") exit() }" \
+		>"$tmp/out" 2>&1 || return 1
+	# -k -p4 prints the module in the kept directory
+	d=$(dirname "$(tail -n 1 "$tmp/out")")
+	[ -f "$d/build.log" ] && cat "$d/build.log" && rm -rf "${d%/*}"
+}
+mcbuild one >"$tmp/log1" &&
+	grep -q 'CC \[M\].*/\.module-common\.o$' "$tmp/log1" &&
+	[ "$(ls "$SYSTEMTAP_DIR"/cache/kbuild_*.module-common.* | wc -l)" = 2 ]
+result $? "a $k12 build keeps .module-common.o in the cache"
+mcbuild two >"$tmp/log2" && grep -q 'LD \[M\].*\.ko$' "$tmp/log2" &&
+	! grep -q 'module-common' "$tmp/log2"
+result $? "the next module's build links it as it is"
+"$stap" -p4 -r "$k12" -B KCFLAGS=-DTAPIR_OTHER \
+	-e 'probe begin { println("three") exit() }' >"$tmp/out" 2>&1 &&
+	[ "$(ls "$SYSTEMTAP_DIR"/cache/kbuild_*.module-common.* | wc -l)" = 4 ]
+result $? "a -B option that changes its command keeps another"
 
 # The kernel's types (BTF or the DWARF index) and symbols are kept in
 # the cache too: a run that reads them marks them used, or the trim
