@@ -669,7 +669,9 @@ static void modcommon_seed(struct session *s, const char *dir,
 	free(text);
 }
 
-/* After a build: keep its .module-common.o if the cache has none */
+/* After a build: keep its .module-common.o if the cache has none (or
+ * anew under --poison-cache, which did not take the cached one)
+ */
 static void modcommon_store(struct session *s, const char *dir,
 			    const char *cached)
 {
@@ -683,7 +685,7 @@ static void modcommon_store(struct session *s, const char *dir,
 	size_t len;
 	char *text;
 
-	if (file_exists(o) && file_exists(c))
+	if (!s->opt.poison_cache && file_exists(o) && file_exists(c))
 		return;
 	if (!file_exists(built))
 		return;

@@ -167,7 +167,10 @@ k12=$(ls /lib/modules 2>/dev/null | grep '^6\.1[1-9]\..*-amd64$' | grep -v rt |
 	sort -V | tail -n 1)
 mcbuild()
 {
-	"$stap" -p4 -k -r "$k12" -e "probe begin { println(\"$1\") exit() }" \
+	local what=$1
+	shift
+	"$stap" -p4 -k "$@" -r "$k12" \
+		-e "probe begin { println(\"$what\") exit() }" \
 		>"$tmp/out" 2>&1 || return 1
 	# -k -p4 prints the module in the kept directory
 	d=$(dirname "$(tail -n 1 "$tmp/out")")
@@ -180,6 +183,12 @@ result $? "a $k12 build keeps .module-common.o in the cache"
 mcbuild two >"$tmp/log2" && grep -q 'LD \[M\].*\.ko$' "$tmp/log2" &&
 	! grep -q 'module-common' "$tmp/log2"
 result $? "the next module's build links it as it is"
+mcobj=$(ls "$SYSTEMTAP_DIR"/cache/kbuild_*.module-common.o | head -n 1)
+mcinode=$(stat -c %i "$mcobj" 2>/dev/null)
+mcbuild two --poison-cache >"$tmp/log3" &&
+	grep -q 'CC \[M\].*/\.module-common\.o$' "$tmp/log3" &&
+	[ "$(stat -c %i "$mcobj")" != "$mcinode" ]
+result $? "--poison-cache compiles it again and replaces the kept one"
 "$stap" -p4 -r "$k12" -B KCFLAGS=-DTAPIR_OTHER \
 	-e 'probe begin { println("three") exit() }' >"$tmp/out" 2>&1 &&
 	[ "$(ls "$SYSTEMTAP_DIR"/cache/kbuild_*.module-common.* | wc -l)" = 4 ]
