@@ -232,14 +232,23 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The runtime's sources: every .c and .h file of it, by name. */
+/* The runtime's sources: every .c and .h file of it, by name.  Read
+ * once a run: the module's key and the core object's both take it.
+ */
 static void key_runtime(struct session *s, struct sha256 *c)
 {
+	static char id[SHA256_HEX];
+	static const char *id_of;
 	struct vec names = { 0 };
+	struct sha256 k;
 	DIR *d;
 	struct dirent *de;
 	int i;
 
+	if (id_of && !strcmp(id_of, s->runtime_root)) {
+		sha256_str(c, id);
+		return;
+	}
 	d = opendir(s->runtime_root);
 	while (d && (de = readdir(d)))
 		if (has_suffix(de->d_name, ".c") ||
@@ -250,11 +259,15 @@ static void key_runtime(struct session *s, struct sha256 *c)
 		closedir(d);
 	if (names.n)
 		qsort(names.items, (size_t)names.n, sizeof(void *), cmp_str);
+	sha256_init(&k);
 	for (i = 0; i < names.n; i++) {
-		sha256_str(c, names.items[i]);
-		key_file(c, arena_printf(s->arena, "%s/%s", s->runtime_root,
-					 (const char *)names.items[i]));
+		sha256_str(&k, names.items[i]);
+		key_file(&k, arena_printf(s->arena, "%s/%s", s->runtime_root,
+					  (const char *)names.items[i]));
 	}
+	sha256_hex(&k, id);
+	id_of = arena_strdup(s->arena, s->runtime_root);
+	sha256_str(c, id);
 }
 
 static const char *key_hex(struct session *s, const struct sha256 *c)
