@@ -718,8 +718,9 @@ static int run_backend(struct session *s)
 	if (s->opt.last_pass == 4) {
 		printf("%s\n", ko);
 		rc = 0;
-		if (tmp && !strncmp(ko, tmp, strlen(tmp)))
-			tmp = NULL;	/* the printed path must stay */
+		/* the printed path must stay (-k keeps it, and says so) */
+		if (tmp && !s->opt.keep_tmpdir && !strncmp(ko, tmp, strlen(tmp)))
+			tmp = NULL;
 		goto out;
 	}
 	ko = ko_named(s, name, ko, &tmp);

@@ -172,9 +172,10 @@ mcbuild()
 	"$stap" -p4 -k "$@" -r "$k12" \
 		-e "probe begin { println(\"$what\") exit() }" \
 		>"$tmp/out" 2>&1 || return 1
-	# -k -p4 prints the module in the kept directory
-	d=$(dirname "$(tail -n 1 "$tmp/out")")
-	[ -f "$d/build.log" ] && cat "$d/build.log" && rm -rf "${d%/*}"
+	# -k -p4 prints the module, in the directory it says it keeps
+	d=$(sed -n 's/^Keeping temporary directory "\(.*\)"$/\1/p' "$tmp/out")
+	[ -n "$d" ] && [ -f "$(grep -x "$d/.*\.ko" "$tmp/out")" ] &&
+		cat "$d"/*/build.log && rm -rf "$d"
 }
 mcbuild one >"$tmp/log1" &&
 	grep -q 'CC \[M\].*/\.module-common\.o$' "$tmp/log1" &&
