@@ -35,8 +35,16 @@ if [ -z "$ex" ] || [ ! -d "$ex" ]; then
 	echo "check.sh: -e DIR: the collection's directory" >&2
 	exit 2
 fi
-[ ${#kernels[@]} -gt 0 ] ||
-	kernels=($(default_kernels | tr ' ' '\n' | grep -v -- '-rt-'))
+no_kernel()
+{
+	echo "check.sh: no kernel of the $1 family in /boot" >&2
+}
+if [ ${#kernels[@]} -eq 0 ]; then
+	kvers=()
+	default_kernels no_kernel
+	# the realtime kernel runs the same examples as its base
+	kernels=($(printf '%s\n' "${kvers[@]}" | grep -v -- '-rt-'))
+fi
 out=${out:-$(mktemp -d "${TMPDIR:-/tmp}/examples.XXXXXX")}
 mkdir -p "$out/bin"
 printf '#!/bin/sh\nexec "$STAP" -r "$K" "$@"\n' >"$out/bin/stap"
