@@ -227,11 +227,6 @@ static bool has_suffix(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The runtime's sources: every .c and .h file of it, by name.  Read
  * once a run: the module's key and the core object's both take it.
  */
@@ -258,7 +253,7 @@ static void key_runtime(struct session *s, struct sha256 *c)
 	if (d)
 		closedir(d);
 	if (names.n)
-		qsort(names.items, (size_t)names.n, sizeof(void *), cmp_str);
+		qsort(names.items, (size_t)names.n, sizeof(void *), cmp_strp);
 	sha256_init(&k);
 	for (i = 0; i < names.n; i++) {
 		sha256_str(&k, names.items[i]);
@@ -268,6 +263,15 @@ static void key_runtime(struct session *s, struct sha256 *c)
 	sha256_hex(&k, id);
 	id_of = arena_strdup(s->arena, s->runtime_root);
 	sha256_str(c, id);
+}
+
+/* The -B options make passes to kbuild. */
+static void key_kbuild_opts(struct session *s, struct sha256 *c)
+{
+	int i;
+
+	for (i = 0; i < s->opt.kbuild_opts.n; i++)
+		sha256_str(c, s->opt.kbuild_opts.items[i]);
 }
 
 static const char *key_hex(struct session *s, const struct sha256 *c)
@@ -484,8 +488,7 @@ const char *kbuild_hash(struct session *s, const char *csrc)
 	for (i = 0; i < s->opt.defines.n; i++)
 		sha256_str(&key, s->opt.defines.items[i]);
 	sha256_str(&key, "--");
-	for (i = 0; i < s->opt.kbuild_opts.n; i++)
-		sha256_str(&key, s->opt.kbuild_opts.items[i]);
+	key_kbuild_opts(s, &key);
 	sha256_str(&key, "--");
 	sha256_str(&key, s->opt.suppress_time_limits ? "stl" : "");
 	sha256_str(&key, s->opt.suppress_handler_errors ? "she" : "");
@@ -577,38 +580,44 @@ static bool copy_file(const char *from, const char *to)
 	return ok;
 }
 
+/* Put a copy of from at to in the cache: written beside it under a
+ * name of this process, then renamed, so that an entry appears whole
+ * even when several builds store it at once.
+ */
+static bool cache_put(struct session *s, const char *from, const char *to)
+{
+	const char *tmp = arena_printf(s->arena, "%s.%ld.tmp", to,
+				       (long)getpid());
+
+	if (copy_file(from, tmp) && rename(tmp, to) == 0)
+		return true;
+	unlink(tmp);
+	return false;
+}
+
 /* The object of runtime/stp_core.c for this kernel and these flags, in
  * the cache: built with the first module, then linked into every one.
  */
 static const char *core_cached_path(struct session *s, const char *flags)
 {
 	struct sha256 key;
-	int i;
 
 	sha256_init(&key);
 	sha256_str(&key, "core " TAPIR_VERSION);
 	key_kernel(s, &key);
 	sha256_str(&key, flags);
-	for (i = 0; i < s->opt.kbuild_opts.n; i++)
-		sha256_str(&key, s->opt.kbuild_opts.items[i]);
+	key_kbuild_opts(s, &key);
 	key_runtime(s, &key);
 	return arena_printf(s->arena, "%s/core_%s.o", kbuild_cache_dir(s),
 			    key_hex(s, &key));
 }
 
-/* Keep a freshly built core object; a rename makes the entry appear
- * whole even when several builds finish at once.
- */
+/* Keep a freshly built core object. */
 static void core_store(struct session *s, const char *dir, const char *cached)
 {
-	const char *tmp = arena_printf(s->arena, "%s.%ld.tmp", cached,
-				       (long)getpid());
-
 	if (s->opt.disable_cache || !mkdir_p(kbuild_cache_dir(s)))
 		return;
-	if (!copy_file(arena_printf(s->arena, "%s/tapir_core.o", dir), tmp) ||
-	    rename(tmp, cached) != 0)
-		unlink(tmp);
+	cache_put(s, arena_printf(s->arena, "%s/tapir_core.o", dir), cached);
 }
 
 /* Kernels from 6.11 on compile scripts/module-common.c into every
@@ -623,20 +632,26 @@ static void core_store(struct session *s, const char *dir, const char *cached)
 #define MODCOMMON "/.module-common.o"
 #define MODCOMMON_CMD "/..module-common.o.cmd"
 
-static const char *modcommon_cached(struct session *s)
+struct modcommon {
+	const char *o, *cmd;		/* in the cache */
+};
+
+static bool modcommon_cached(struct session *s, struct modcommon *mc)
 {
 	struct sha256 key;
-	int i;
+	const char *base;
 
 	if (s->opt.disable_cache)
-		return NULL;
+		return false;
 	sha256_init(&key);
 	sha256_str(&key, "module-common");
 	key_kernel(s, &key);
-	for (i = 0; i < s->opt.kbuild_opts.n; i++)
-		sha256_str(&key, s->opt.kbuild_opts.items[i]);
-	return arena_printf(s->arena, "%s/kbuild_%s", kbuild_cache_dir(s),
+	key_kbuild_opts(s, &key);
+	base = arena_printf(s->arena, "%s/kbuild_%s", kbuild_cache_dir(s),
 			    key_hex(s, &key));
+	mc->o = arena_printf(s->arena, "%s.module-common.o", base);
+	mc->cmd = arena_printf(s->arena, "%s.module-common.cmd", base);
+	return true;
 }
 
 /* text with every from replaced by to, in the arena */
@@ -661,61 +676,49 @@ static char *subst_all(struct arena *a, const char *text, const char *from,
 }
 
 static void modcommon_seed(struct session *s, const char *dir,
-			   const char *cached)
+			   const struct modcommon *mc)
 {
-	const char *o = arena_printf(s->arena, "%s.module-common.o", cached);
-	const char *c = arena_printf(s->arena, "%s.module-common.cmd", cached);
-	size_t len;
 	char *text;
 
-	if (s->opt.poison_cache || !file_exists(o) || !file_exists(c))
+	if (s->opt.poison_cache || !file_exists(mc->o) ||
+	    !file_exists(mc->cmd))
 		return;
-	text = read_file(c, &len);
+	text = read_file(mc->cmd, NULL);
 	if (!text)
 		return;
-	if (copy_file(o, arena_printf(s->arena, "%s" MODCOMMON, dir)) &&
+	if (copy_file(mc->o, arena_printf(s->arena, "%s" MODCOMMON, dir)) &&
 	    write_text(arena_printf(s->arena, "%s" MODCOMMON_CMD, dir),
 		       subst_all(s->arena, text, "@M@", dir))) {
-		cache_touch(o);
-		cache_touch(c);
+		cache_touch(mc->o);
+		cache_touch(mc->cmd);
 	}
 	free(text);
 }
 
 /* After a build: keep its .module-common.o if the cache has none (or
- * anew under --poison-cache, which did not take the cached one)
+ * anew under --poison-cache, which did not take the cached one).  The
+ * object goes first: a lookup needs both.
  */
 static void modcommon_store(struct session *s, const char *dir,
-			    const char *cached)
+			    const struct modcommon *mc)
 {
-	const char *o = arena_printf(s->arena, "%s.module-common.o", cached);
-	const char *c = arena_printf(s->arena, "%s.module-common.cmd", cached);
-	const char *otmp = arena_printf(s->arena, "%s.%ld.tmp", o,
-					(long)getpid());
-	const char *ctmp = arena_printf(s->arena, "%s.%ld.tmp", c,
-					(long)getpid());
 	const char *built = arena_printf(s->arena, "%s" MODCOMMON, dir);
-	size_t len;
+	const char *cmd = arena_printf(s->arena, "%s/cmd.cached", dir);
 	char *text;
 
-	if (!s->opt.poison_cache && file_exists(o) && file_exists(c))
+	if (!s->opt.poison_cache && file_exists(mc->o) &&
+	    file_exists(mc->cmd))
 		return;
-	if (!file_exists(built))
+	if (!file_exists(built) || !mkdir_p(kbuild_cache_dir(s)))
 		return;
 	text = read_file(arena_printf(s->arena, "%s" MODCOMMON_CMD, dir),
-			 &len);
+			 NULL);
 	if (!text)
 		return;
-	/* the object first: a lookup needs both */
-	if (copy_file(built, otmp) && rename(otmp, o) == 0 &&
-	    write_text(ctmp, subst_all(s->arena, text, dir, "@M@")) &&
-	    rename(ctmp, c) == 0) {
-		free(text);
-		return;
-	}
+	if (write_text(cmd, subst_all(s->arena, text, dir, "@M@")) &&
+	    cache_put(s, built, mc->o))
+		cache_put(s, cmd, mc->cmd);
 	free(text);
-	unlink(otmp);
-	unlink(ctmp);
 }
 
 /* The module's sources: the script's C, and the runtime's core either
@@ -754,7 +757,8 @@ int kbuild_module(struct session *s, const char *name, const char *csrc,
 {
 	const char *dir = arena_printf(s->arena, "%s/%s", tmpdir, name);
 	const char *conf, *kofile, *flags, *sflags, *cached, *core;
-	const char *modcommon;
+	struct modcommon mc;
+	bool modcommon;
 
 	if (!s->opt.kernel_build_dir || !file_exists(s->opt.kernel_build_dir)) {
 		diag_error_noloc(s, "kernel build tree '%s' not found: install "
@@ -784,9 +788,9 @@ int kbuild_module(struct session *s, const char *name, const char *csrc,
 				 dir);
 		return -1;
 	}
-	modcommon = modcommon_cached(s);
+	modcommon = modcommon_cached(s, &mc);
 	if (modcommon)
-		modcommon_seed(s, dir, modcommon);
+		modcommon_seed(s, dir, &mc);
 	if (run_make(s, dir, false) != 0) {
 		show_log(s, dir);
 		diag_error_noloc(s, "kbuild failed to build '%s.ko'", name);
@@ -799,8 +803,8 @@ int kbuild_module(struct session *s, const char *name, const char *csrc,
 	}
 	if (!core)
 		core_store(s, dir, cached);
-	if (modcommon && mkdir_p(kbuild_cache_dir(s)))
-		modcommon_store(s, dir, modcommon);
+	if (modcommon)
+		modcommon_store(s, dir, &mc);
 	*ko = kofile;
 	return 0;
 }
@@ -816,8 +820,8 @@ const char *kbuild_cached(struct session *s, const char *hash)
 	return p;
 }
 
-/* Keep a built module; a rename makes the entry appear whole even when
- * several runs store the same one at once.
+/* Keep a built module (cache_put: whole even when several runs store
+ * the same one at once).
  */
 const char *kbuild_cache_store(struct session *s, const char *hash,
 			       const char *ko)
@@ -825,13 +829,9 @@ const char *kbuild_cache_store(struct session *s, const char *hash,
 	const char *dir = arena_printf(s->arena, "%s/%.2s",
 				       kbuild_cache_dir(s), hash);
 	const char *p = arena_printf(s->arena, "%s/stap_%s.ko", dir, hash);
-	const char *tmp = arena_printf(s->arena, "%s.%ld.tmp", p,
-				       (long)getpid());
 
-	if (!mkdir_p(dir) || !copy_file(ko, tmp) || rename(tmp, p) != 0) {
-		unlink(tmp);
+	if (!mkdir_p(dir) || !cache_put(s, ko, p))
 		return NULL;
-	}
 	return p;
 }
 
