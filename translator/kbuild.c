@@ -757,7 +757,7 @@ int kbuild_module(struct session *s, const char *name, const char *csrc,
 {
 	const char *dir = arena_printf(s->arena, "%s/%s", tmpdir, name);
 	const char *conf, *kofile, *flags, *sflags, *cached, *core;
-	struct modcommon mc;
+	struct modcommon mc = { NULL, NULL };
 	bool modcommon;
 
 	if (!s->opt.kernel_build_dir || !file_exists(s->opt.kernel_build_dir)) {
